@@ -1,0 +1,51 @@
+# Two commands set everything up on a fresh machine:
+#   make book   create the environment, build the website into _build/html
+#   make test   the whole test suite (installs first when needed)
+# The virtual environment lives outside the clone, keyed by a hash of requirements.txt, so a
+# second clone or a second run reuses it and a changed requirements file builds a new one.
+# .venv is a link to it.
+
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+CACHE_DIR ?= $(HOME)/.cache/gradient-mechanics
+REQ_HASH := $(shell sha256sum requirements.txt | cut -c1-16)
+VENV_DIR := $(CACHE_DIR)/venv-$(REQ_HASH)
+BIN := .venv/bin
+NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+NB ?= $(NOTEBOOKS)
+PYTEST_WORKERS ?= 2
+
+.PHONY: install book test execute lab bench clean
+
+install:
+	@if [ ! -f "$(VENV_DIR)/.installed" ]; then \
+	  echo "Creating $(VENV_DIR) (first run: a few minutes)"; \
+	  rm -rf "$(VENV_DIR)" && mkdir -p "$(CACHE_DIR)" && \
+	  $(PYTHON) -m venv "$(VENV_DIR)" && \
+	  "$(VENV_DIR)/bin/python" -m pip install --quiet --upgrade pip && \
+	  "$(VENV_DIR)/bin/python" -m pip install --quiet -r requirements.txt && \
+	  touch "$(VENV_DIR)/.installed"; \
+	fi
+	@ln -sfn "$(VENV_DIR)" .venv
+
+book: install
+	$(BIN)/jupyter-book build . -W -n --keep-going
+	@echo "Open file://$(CURDIR)/_build/html/index.html"
+
+test: install
+	$(BIN)/python -m pytest tests -n $(PYTEST_WORKERS) --dist loadscope
+
+# Re-run notebooks in place from a fresh kernel, saving widget state (how notebooks are committed).
+execute: install
+	$(BIN)/python tests/notebook_runner.py execute $(NB)
+
+# Run every notebook from a fresh kernel and print the time budget table (not part of make test).
+bench: install
+	$(BIN)/python tests/notebook_runner.py bench $(NOTEBOOKS)
+
+lab: install
+	$(BIN)/python -m pip install --quiet jupyterlab
+	$(BIN)/jupyter lab notebooks/
+
+clean:
+	rm -rf _build .pytest_cache

@@ -1,0 +1,109 @@
+"""Execute the book's notebooks from a fresh kernel, the way they are committed and benchmarked.
+
+    python tests/notebook_runner.py execute notebooks/01_*.ipynb   # re-run in place, keep widget state
+    python tests/notebook_runner.py bench notebooks/*.ipynb        # time budget table, no file written
+
+Each notebook runs alone in an empty temporary folder, as it would in Colab, so one that reads a
+file of this repository fails here too.
+"""
+
+import argparse
+import datetime
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+BUDGET_SECONDS = 20.0  # a whole notebook on the 2-core CPU; metadata "budget_seconds" overrides it
+CELL_BUDGET_SECONDS = 5.0
+PEAK_RSS_CELL = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+
+
+def run(nb, *, timeout=300, store_widget_state=True):
+    """Execute `nb` in place in an empty folder; return the seconds each code cell took."""
+    with tempfile.TemporaryDirectory(prefix="gm-run-") as workdir:
+        client = NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            resources={"metadata": {"path": workdir}},
+            store_widget_state=store_widget_state,
+            record_timing=True,
+        )
+        client.execute()
+    seconds = []
+    for cell in nb.cells:
+        timing = cell.metadata.pop("execution", None)
+        if cell.cell_type == "code" and timing:
+            start = datetime.datetime.fromisoformat(timing["iopub.execute_input"].replace("Z", "+00:00"))
+            end = datetime.datetime.fromisoformat(timing["shell.execute_reply"].replace("Z", "+00:00"))
+            seconds.append((end - start).total_seconds())
+    return seconds
+
+
+def execute(paths):
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        started = time.perf_counter()
+        cell_seconds = run(nb)
+        nbformat.validate(nb)
+        nbformat.write(nb, path)
+        print(f"{path}: {time.perf_counter() - started:.1f} s, slowest cell {max(cell_seconds, default=0):.1f} s")
+
+
+def floor_seconds():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import torch")])
+    started = time.perf_counter()
+    run(nb, store_widget_state=False)
+    return time.perf_counter() - started
+
+
+def bench(paths):
+    floor = floor_seconds()
+    rows, over = [], []
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        budget = float(nb.metadata.get("budget_seconds", BUDGET_SECONDS))
+        nb.cells.append(nbformat.v4.new_code_cell(PEAK_RSS_CELL))
+        started = time.perf_counter()
+        cell_seconds = run(nb, store_widget_state=False)
+        wall = time.perf_counter() - started
+        peak_mib = int(nb.cells[-1].outputs[0]["text"]) / 1024
+        slowest = max(range(len(cell_seconds) - 1), key=cell_seconds.__getitem__)
+        rows.append(f"| {Path(path).name} | {wall:.1f} | {budget:.0f} | {cell_seconds[slowest]:.1f} (code cell {slowest + 1}) "
+                    f"| {peak_mib:.0f} | {wall / floor:.1f} |")
+        if wall > budget:
+            over.append(f"{path}: {wall:.1f} s is over its {budget:.0f} s budget")
+        if cell_seconds[slowest] > CELL_BUDGET_SECONDS:
+            over.append(f"{path}: code cell {slowest + 1} took {cell_seconds[slowest]:.1f} s (limit {CELL_BUDGET_SECONDS:.0f} s)")
+    table = "\n".join([
+        f"Floor (start a kernel, `import torch`): {floor:.1f} s",
+        "",
+        "| notebook | wall (s) | budget (s) | slowest cell (s) | peak kernel RSS (MiB) | × floor |",
+        "|---|---|---|---|---|---|",
+        *rows,
+    ])
+    print(table)
+    Path("_build").mkdir(exist_ok=True)
+    Path("_build/bench.md").write_text(table + "\n")
+    for message in over:
+        print("OVER BUDGET:", message, file=sys.stderr)
+    return 1 if over else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["execute", "bench"])
+    parser.add_argument("notebooks", nargs="+")
+    args = parser.parse_args()
+    if args.command == "execute":
+        execute(args.notebooks)
+        return 0
+    return bench(args.notebooks)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""Every chapter notebook: well formed, executed, self-contained, and reproducing its stored outputs."""
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from IPython.core.inputtransformer2 import TransformerManager
+
+from conftest import NOTEBOOKS, ROOT, colab_url, notebook_id
+
+COLAB_STACK = {"torch", "torchvision", "numpy", "matplotlib", "ipywidgets", "sklearn", "IPython"}
+ALLOWED_IMPORTS = COLAB_STACK | set(sys.stdlib_module_names)
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+pytestmark = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks yet")
+by_notebook = pytest.mark.parametrize("path", NOTEBOOKS, ids=notebook_id)
+
+
+def code_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+
+
+def python_source(nb):
+    """All code cells as plain Python (IPython magics turned into calls), as one parsed module."""
+    transform = TransformerManager().transform_cell
+    return ast.parse("\n".join(transform(c.source) for c in code_cells(nb)))
+
+
+@by_notebook
+def test_is_valid_and_executed_top_to_bottom(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    counts = [c.execution_count for c in code_cells(nb)]
+    assert counts == list(range(1, len(counts) + 1)), (
+        f"execution counts {counts}: run `make execute NB={path.relative_to(ROOT)}`")
+
+
+@by_notebook
+def test_no_error_or_stderr_output(path):
+    nb = nbformat.read(path, as_version=4)
+    for index, cell in enumerate(code_cells(nb), 1):
+        for output in cell.outputs:
+            assert output.output_type != "error", f"code cell {index} stored an error: {output.get('ename')}"
+            assert output.get("name") != "stderr", f"code cell {index} stored stderr: {output.text[:200]!r}"
+
+
+@by_notebook
+def test_colab_badge_points_to_this_notebook(path):
+    nb = nbformat.read(path, as_version=4)
+    title = nb.cells[0].source
+    assert title.startswith("# "), "the first cell must be the chapter title"
+    assert f"({colab_url(path)})" in title, f"the title cell needs a Colab badge linking to {colab_url(path)}"
+
+
+@by_notebook
+def test_widget_views_have_saved_state(path):
+    nb = nbformat.read(path, as_version=4)
+    views = [o.data[WIDGET_VIEW]["model_id"] for c in code_cells(nb) for o in c.outputs
+             if WIDGET_VIEW in o.get("data", {})]
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    missing = [model for model in views if model not in state]
+    assert not missing, f"{len(missing)} widget views without saved state would vanish from the website"
+
+
+@by_notebook
+def test_imports_only_from_colab_stack(path):
+    tree = python_source(nbformat.read(path, as_version=4))
+    modules = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+               for alias in node.names}
+    modules |= {node.module.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.level == 0}
+    assert modules <= ALLOWED_IMPORTS, f"not on Colab's preinstalled stack: {sorted(modules - ALLOWED_IMPORTS)}"
+
+
+@by_notebook
+def test_claims_are_asserted(path):
+    tree = python_source(nbformat.read(path, as_version=4))
+    asserts = sum(isinstance(node, ast.Assert) for node in ast.walk(tree))
+    assert asserts >= 3, f"only {asserts} assert statements: every claim a number shows must be asserted"
+
+
+@by_notebook
+def test_fresh_run_reproduces_stored_outputs(path, tmp_path):
+    """nbval on a copy of the notebook alone in an empty folder, with the network cut where possible."""
+    shutil.copy(path, tmp_path / path.name)
+    command = [sys.executable, "-m", "pytest", "--nbval", path.name, "-p", "no:cacheprovider",
+               "--sanitize-with", str(ROOT / "tests" / "sanitize.cfg"), "-q", "--nbval-cell-timeout", "120"]
+    offline = shutil.which("unshare") and subprocess.run(["unshare", "-n", "true"]).returncode == 0
+    if offline:
+        command = ["unshare", "-n", *command]
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, f"nbval failed (offline={bool(offline)}):\n{result.stdout[-6000:]}\n{result.stderr[-2000:]}"
