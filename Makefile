@@ -33,7 +33,7 @@ book: install
 	@echo "Open file://$(CURDIR)/_build/html/index.html"
 
 test: install
-	$(BIN)/python -m pytest tests -n $(PYTEST_WORKERS) --dist loadscope
+	$(BIN)/python -m pytest tests -n $(PYTEST_WORKERS) --dist loadgroup
 
 # Re-run notebooks in place from a fresh kernel, saving widget state (how notebooks are committed).
 execute: install

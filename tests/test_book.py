@@ -9,6 +9,7 @@ import yaml
 
 from conftest import ROOT, colab_url
 
+pytestmark = pytest.mark.xdist_group("book")  # one worker builds the site once for all these tests
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 
 
