@@ -22,7 +22,7 @@ CELL_BUDGET_SECONDS = 5.0
 PEAK_RSS_CELL = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 
 
-def run(nb, *, timeout=300, store_widget_state=True):
+def run(nb, *, timeout=300):
     """Execute `nb` in place in an empty folder; return the seconds each code cell took."""
     with tempfile.TemporaryDirectory(prefix="gm-run-") as workdir:
         client = NotebookClient(
@@ -30,7 +30,7 @@ def run(nb, *, timeout=300, store_widget_state=True):
             timeout=timeout,
             kernel_name="python3",
             resources={"metadata": {"path": workdir}},
-            store_widget_state=store_widget_state,
+            store_widget_state=True,  # nbclient's output-widget capture needs it even when unused
             record_timing=True,
         )
         client.execute()
@@ -57,7 +57,7 @@ def execute(paths):
 def floor_seconds():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import torch")])
     started = time.perf_counter()
-    run(nb, store_widget_state=False)
+    run(nb)
     return time.perf_counter() - started
 
 
@@ -69,7 +69,7 @@ def bench(paths):
         budget = float(nb.metadata.get("budget_seconds", BUDGET_SECONDS))
         nb.cells.append(nbformat.v4.new_code_cell(PEAK_RSS_CELL))
         started = time.perf_counter()
-        cell_seconds = run(nb, store_widget_state=False)
+        cell_seconds = run(nb)
         wall = time.perf_counter() - started
         peak_mib = int(nb.cells[-1].outputs[0]["text"]) / 1024
         slowest = max(range(len(cell_seconds) - 1), key=cell_seconds.__getitem__)
