@@ -15,7 +15,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 NB ?= $(NOTEBOOKS)
 PYTEST_WORKERS ?= 2
 
-.PHONY: install book test execute lab bench clean
+.PHONY: install book test execute lab bench gpu-check clean
 
 install:
 	@if [ ! -f "$(VENV_DIR)/.installed" ]; then \
@@ -42,6 +42,10 @@ execute: install
 # Run every notebook from a fresh kernel and print the time budget table (not part of make test).
 bench: install
 	$(BIN)/python tests/notebook_runner.py bench $(NOTEBOOKS)
+
+# On a machine with a GPU: every notebook runs on CUDA; asserts must hold (outputs are not compared).
+gpu-check: install
+	$(BIN)/python tests/notebook_runner.py gpu-check $(NOTEBOOKS)
 
 lab: install
 	$(BIN)/python -m pip install --quiet jupyterlab

@@ -1,7 +1,10 @@
 """Shared facts about the repository for the tests."""
 
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,3 +21,25 @@ def colab_url(notebook: Path) -> str:
 
 def notebook_id(path: Path) -> str:
     return path.stem
+
+
+def toc_entries():
+    """Every page of _toc.yml, as a path without suffix relative to the repository."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    entries = [toc["root"]]
+    for part in toc.get("parts", [toc]):
+        entries += [chapter["file"] for chapter in part.get("chapters", [])]
+    return [str(Path(entry).with_suffix("")) for entry in entries]
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    """The website, built once per test worker with warnings as errors."""
+    out = tmp_path_factory.mktemp("book")
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    result = subprocess.run([str(jupyter_book), "build", str(ROOT), "--path-output", str(out), "-W", "-n", "--keep-going"],
+                            capture_output=True, text=True, timeout=900)
+    log = result.stdout + result.stderr
+    assert result.returncode == 0, f"jupyter-book build failed:\n{log[-6000:]}"
+    assert "WARNING" not in log, f"the build warned:\n{log[-6000:]}"
+    return out / "_build" / "html"

@@ -1,7 +1,8 @@
 """Execute the book's notebooks from a fresh kernel, the way they are committed and benchmarked.
 
     python tests/notebook_runner.py execute notebooks/01_*.ipynb   # re-run in place, keep widget state
-    python tests/notebook_runner.py bench notebooks/*.ipynb        # time budget table, no file written
+    python tests/notebook_runner.py bench notebooks/*.ipynb        # time budget table, no notebook written
+    python tests/notebook_runner.py gpu-check notebooks/*.ipynb    # run every notebook on CUDA, asserts only
 
 Each notebook runs alone in an empty temporary folder, as it would in Colab, so one that reads a
 file of this repository fails here too.
@@ -94,15 +95,35 @@ def bench(paths):
     return 1 if over else 0
 
 
+def gpu_check(paths):
+    import torch
+
+    if not torch.cuda.is_available():
+        print("No CUDA device here: nothing to check (the notebooks pick CUDA by themselves when present).")
+        return 0
+    print(f"Running on {torch.cuda.get_device_name(0)}; outputs are not compared, asserts must hold.")
+    failed = []
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        started = time.perf_counter()
+        try:
+            run(nb)
+            print(f"ok    {path} ({time.perf_counter() - started:.1f} s)")
+        except Exception as error:  # report every notebook, then fail
+            failed.append(path)
+            print(f"FAIL  {path}: {str(error).strip().splitlines()[-1]}")
+    return 1 if failed else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["execute", "bench"])
+    parser.add_argument("command", choices=["execute", "bench", "gpu-check"])
     parser.add_argument("notebooks", nargs="+")
     args = parser.parse_args()
     if args.command == "execute":
         execute(args.notebooks)
         return 0
-    return bench(args.notebooks)
+    return bench(args.notebooks) if args.command == "bench" else gpu_check(args.notebooks)
 
 
 if __name__ == "__main__":
