@@ -15,22 +15,36 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 NB ?= $(NOTEBOOKS)
 PYTEST_WORKERS ?= 2
 
-.PHONY: install book test execute lab bench gpu-check clean
+.PHONY: install _venv book slides student test execute lab bench gpu-check clean
 
 install:
+	@mkdir -p "$(CACHE_DIR)"
+	@flock "$(CACHE_DIR)/install.lock" $(MAKE) --no-print-directory _venv
+	@ln -sfn "$(VENV_DIR)" .venv
+
+# Only ever run under the lock above, so that two makes never build the same environment at once.
+_venv:
 	@if [ ! -f "$(VENV_DIR)/.installed" ]; then \
 	  echo "Creating $(VENV_DIR) (first run: a few minutes)"; \
-	  rm -rf "$(VENV_DIR)" && mkdir -p "$(CACHE_DIR)" && \
+	  rm -rf "$(VENV_DIR)" && \
 	  $(PYTHON) -m venv "$(VENV_DIR)" && \
 	  "$(VENV_DIR)/bin/python" -m pip install --quiet --upgrade pip && \
 	  "$(VENV_DIR)/bin/python" -m pip install --quiet -r requirements.txt && \
 	  touch "$(VENV_DIR)/.installed"; \
 	fi
-	@ln -sfn "$(VENV_DIR)" .venv
 
 book: install
 	$(BIN)/jupyter-book build . -W -n --keep-going
+	$(BIN)/python tests/notebook_runner.py slides $(NOTEBOOKS)
 	@echo "Open file://$(CURDIR)/_build/html/index.html"
+
+# Lecture slides (reveal.js, no network needed) into _build/html/slides/, linked from the teacher's guide.
+slides: install
+	$(BIN)/python tests/notebook_runner.py slides $(NOTEBOOKS)
+
+# Handouts for students: solutions removed, outputs cleared, in _build/student/.
+student: install
+	$(BIN)/python tests/notebook_runner.py student $(NOTEBOOKS)
 
 test: install
 	$(BIN)/python -m pytest tests -n $(PYTEST_WORKERS) --dist loadgroup

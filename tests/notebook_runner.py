@@ -3,6 +3,8 @@
     python tests/notebook_runner.py execute notebooks/01_*.ipynb   # re-run in place, keep widget state
     python tests/notebook_runner.py bench notebooks/*.ipynb        # time budget table, no notebook written
     python tests/notebook_runner.py gpu-check notebooks/*.ipynb    # run every notebook on CUDA, asserts only
+    python tests/notebook_runner.py student notebooks/*.ipynb      # handouts without solutions
+    python tests/notebook_runner.py slides notebooks/*.ipynb       # reveal.js slides, no CDN
 
 Each notebook runs alone in an empty temporary folder, as it would in Colab, so one that reads a
 file of this repository fails here too.
@@ -10,6 +12,7 @@ file of this repository fails here too.
 
 import argparse
 import datetime
+import re
 import sys
 import tempfile
 import time
@@ -115,15 +118,75 @@ def gpu_check(paths):
     return 1 if failed else 0
 
 
+def student(paths, out="_build/student"):
+    """Copies for handing out: solutions replaced by an empty cell, outputs cleared to run live."""
+    Path(out).mkdir(parents=True, exist_ok=True)
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        for index, cell in enumerate(nb.cells):
+            if "solution" in cell.metadata.get("tags", []):
+                nb.cells[index] = nbformat.v4.new_code_cell("# Your solution here\n")
+            elif cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        nb.metadata.pop("widgets", None)
+        nbformat.write(nb, Path(out) / Path(path).name)
+    print(f"{len(paths)} notebooks without solutions in {out}/")
+    return 0
+
+
+def slide_type(cell):
+    """Each section starts a slide, each code cell a sub-slide below it; solutions stay out."""
+    if "solution" in cell.metadata.get("tags", []):
+        return "skip"
+    if cell.cell_type == "markdown" and cell.source.startswith(("# ", "## ")):
+        return "slide"
+    return "subslide" if cell.cell_type == "code" or cell.source.startswith("### ") else "-"
+
+
+SPHINX_ROLES = [  # Sphinx-only markup that reveal.js would show raw: keep the words, drop the role
+    (re.compile(r"\{term\}`([^`<]+?)\s*(?:<[^>]*>)?`"), r"\1"),
+    (re.compile(r"\{cite\}`([^`]+)`"), r"[\1]"),
+    (re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\(([^)]*)\)"), r"[Open in Colab](\1)"),
+]
+
+
+def slides(paths, out="_build/html/slides"):
+    """reveal.js slides of each chapter (nbconvert), with every script served from out/vendor."""
+    from nbconvert import SlidesExporter
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "book" / "_ext"))
+    from offline_site import SLIDES_LAYOUT, vendor
+
+    template = Path(__file__).resolve().parent.parent / "book" / "_ext" / "slides_template"
+    exporter = SlidesExporter(extra_template_basedirs=[str(template.parent)], template_name=template.name,
+                              reveal_url_prefix="vendor/reveal.js", reveal_theme="white", reveal_scroll=True,
+                              require_js_url="vendor/require.js", mathjax_url="vendor/mathjax/tex-mml-chtml.js",
+                              widget_renderer_url="vendor/embed-amd.js", font_awesome_url="")
+    Path(out).mkdir(parents=True, exist_ok=True)
+    vendor(SLIDES_LAYOUT, out)
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            cell.metadata["slideshow"] = {"slide_type": slide_type(cell)}
+            if cell.cell_type == "markdown":
+                for pattern, replacement in SPHINX_ROLES:
+                    cell.source = pattern.sub(replacement, cell.source)
+        html, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": Path(path).stem}})
+        (Path(out) / f"{Path(path).stem}.slides.html").write_text(html)
+    print(f"slides for {len(paths)} notebooks in {out}/")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["execute", "bench", "gpu-check"])
+    parser.add_argument("command", choices=["execute", "bench", "gpu-check", "student", "slides"])
     parser.add_argument("notebooks", nargs="+")
     args = parser.parse_args()
     if args.command == "execute":
         execute(args.notebooks)
         return 0
-    return bench(args.notebooks) if args.command == "bench" else gpu_check(args.notebooks)
+    commands = {"bench": bench, "gpu-check": gpu_check, "student": student, "slides": slides}
+    return commands[args.command](args.notebooks)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ integrity, and are cached in ~/.cache/gradient-mechanics/npm. Sources and licenc
 |---|---|---|
 | MathJax 3 (`tex-mml-chtml.js` and its woff-v2 fonts) | mathjax 3.2.2 | Apache-2.0 |
 | RequireJS (`require.js`) | requirejs 2.3.8 | MIT |
-| Jupyter widget manager (`embed-amd.js`) | @jupyter-widgets/html-manager 1.0.15 | BSD-3-Clause |
+| Jupyter widget manager (`embed-amd.js`, icon fonts) | @jupyter-widgets/html-manager 1.0.15 | BSD-3-Clause |
+| reveal.js, for the lecture slides (`make slides`) | reveal.js 4.6.1 | MIT |
 """
 
 import base64
@@ -39,27 +40,39 @@ LOCAL_BADGE = "/book/images/open-in-colab.svg"
 INERT = b"./offline-unavailable/"
 CDN_PREFIXES = (b"https://cdn.jsdelivr.net/", b"https://fonts.googleapis.com/")
 
-# package: (version, sha512 integrity of the tarball, {pattern in the package: folder in the built site})
+# Pinned npm packages: version and the sha512 integrity the registry publishes for the tarball.
 PACKAGES = {
-    "mathjax": ("3.2.2", "Bt+SSVU8eBG27zChVewOicYs7Xsdt40qm4+UpHyX7k0/O9NliPc+x77k1/FEsPsjKPZGJvtRZM1vO+geW0OhGw==", {
-        "es5/tex-mml-chtml.js": "_static/vendor/mathjax/",
-        "es5/output/chtml/fonts/woff-v2/*": "_static/vendor/mathjax/output/chtml/fonts/woff-v2/",
-    }),
-    "requirejs": ("2.3.8", "7/cTSLOdYkNBNJcDMWf+luFvMriVm7eYxp4BcFCsAX0wF421Vyce5SXP17c+Jd5otXKGNehIonFlyQXSowL6Mw==", {
-        "require.js": "_static/vendor/",
-    }),
-    "@jupyter-widgets/html-manager": ("1.0.15", "5thBIV6ymNgmPVOHvzx+gGy8ZSKmSazhtGw4/c4xJDVzRhG9PTeQsRjF3FUTopvFi//SABeNz1yp47bCrJ3CQA==", {
-        "dist/embed-amd.js": "_static/vendor/",
-        # The widget manager loads its icon fonts from "@jupyter-widgets/html-manager/dist/" next to
-        # the page that shows a widget; all such pages are chapters in notebooks/.
-        "dist/*.woff*": "notebooks/@jupyter-widgets/html-manager/dist/",
-    }),
+    "mathjax": ("3.2.2", "Bt+SSVU8eBG27zChVewOicYs7Xsdt40qm4+UpHyX7k0/O9NliPc+x77k1/FEsPsjKPZGJvtRZM1vO+geW0OhGw=="),
+    "requirejs": ("2.3.8", "7/cTSLOdYkNBNJcDMWf+luFvMriVm7eYxp4BcFCsAX0wF421Vyce5SXP17c+Jd5otXKGNehIonFlyQXSowL6Mw=="),
+    "@jupyter-widgets/html-manager": (
+        "1.0.15", "5thBIV6ymNgmPVOHvzx+gGy8ZSKmSazhtGw4/c4xJDVzRhG9PTeQsRjF3FUTopvFi//SABeNz1yp47bCrJ3CQA=="),
+    "reveal.js": ("4.6.1", "1CW0auaXNPmwmvQ7TwpszwVxMi2Xr5cTS3J3EBC/HHgbPF32Dn7aiu/LKWDOGjMbaDwKQiGmfqcoGQ74HUHCMw=="),
 }
+
+
+def layout(vendor, widget_pages):
+    """{package: {file pattern in the package: folder of the output}} for pages that load from `vendor`.
+
+    The widget manager loads its icon fonts from "@jupyter-widgets/html-manager/dist/" next to the
+    page that shows a widget, so those go beside the pages (`widget_pages`).
+    """
+    return {
+        "mathjax": {"es5/tex-mml-chtml.js": f"{vendor}/mathjax",
+                    "es5/output/chtml/fonts/woff-v2/*": f"{vendor}/mathjax/output/chtml/fonts/woff-v2"},
+        "requirejs": {"require.js": vendor},
+        "@jupyter-widgets/html-manager": {"dist/embed-amd.js": vendor,
+                                          "dist/*.woff*": f"{widget_pages}/@jupyter-widgets/html-manager/dist"},
+    }
+
+
+SITE_LAYOUT = layout("_static/vendor", "notebooks")  # every page with a widget is a chapter in notebooks/
+SLIDES_LAYOUT = {**layout("vendor", "."), "reveal.js": {"dist/*": "vendor/reveal.js/dist",
+                                                       "plugin/notes/*": "vendor/reveal.js/plugin/notes"}}
 
 
 def tarball(package):
     """The package's tarball from the cache, or from the registry when missing; integrity checked."""
-    release, integrity, _ = PACKAGES[package]
+    release, integrity = PACKAGES[package]
     name = package.split("/")[-1]
     path = CACHE / f"{name}-{release}.tgz"
     if not path.exists():
@@ -74,23 +87,29 @@ def tarball(package):
     return data
 
 
-def copy_vendored_assets(app, exception):
-    if exception is not None or app.builder.format != "html":
-        return
-    for package, (_, _, files) in PACKAGES.items():
+def vendor(files_by_package, outdir):
+    """Extract the files named by `files_by_package` (see `layout`) below `outdir`."""
+    for package, files in files_by_package.items():
         with tarfile.open(fileobj=io.BytesIO(tarball(package)), mode="r:gz") as archive:
             for member in archive.getmembers():
                 inner = member.name.removeprefix("package/")
-                folder = next((f for pattern, f in files.items() if fnmatch.fnmatch(inner, pattern)), None)
-                if not member.isfile() or folder is None:
+                match = next(((p, f) for p, f in files.items() if fnmatch.fnmatch(inner, p)), None)
+                if not member.isfile() or match is None:
                     continue
-                destination = Path(app.outdir) / folder / Path(inner).name
+                pattern, folder = match
+                below = inner[pattern.split("*")[0].rfind("/") + 1:]  # path below the pattern's folder
+                destination = Path(outdir) / folder / below
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 content = archive.extractfile(member).read()
                 if destination.suffix == ".js":
                     for prefix in CDN_PREFIXES:
                         content = content.replace(prefix, INERT)
                 destination.write_bytes(content)
+
+
+def copy_vendored_assets(app, exception):
+    if exception is None and app.builder.format == "html":
+        vendor(SITE_LAYOUT, app.outdir)
 
 
 def use_local_badge(app, doctree):
