@@ -88,11 +88,11 @@ def test_page_in_a_real_browser(browser, server, entry):
     if broken_images:
         problems["images not loaded or without alt text"] = broken_images
     if page.locator(".math").count():
-        page.wait_for_selector("mjx-container", timeout=15000)
+        page.wait_for_selector("mjx-container", state="attached", timeout=15000)
         if page.locator(".math mjx-container, mjx-container.MathJax").count() == 0:
             problems["math"] = ["no formula was typeset"]
     if page.locator("script[type='application/vnd.jupyter.widget-state+json']").count():
-        page.wait_for_selector(".widget-vbox, .widget-interact", timeout=15000)
+        page.wait_for_selector(".widget-vbox, .widget-interact", state="attached", timeout=15000)
     serious = [f"{v['id']}: {v['help']} at {[node['target'] for node in v['nodes']][:3]}" for v in Axe().run(page).response["violations"]
                if v["impact"] in ("serious", "critical")]
     if serious:
