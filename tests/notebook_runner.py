@@ -20,16 +20,44 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from queue import Empty
 
 BUDGET_SECONDS = 20.0  # a whole notebook on the 2-core CPU; metadata "budget_seconds" overrides it
 CELL_BUDGET_SECONDS = 5.0
 PEAK_RSS_CELL = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 
 
+class PollingClient(NotebookClient):
+    """NotebookClient that asks for the execute reply at least once a second.
+
+    nbclient waits for a cell's reply with one poll as long as the whole cell timeout. On this
+    stack (pyzmq 27, jupyter_client 8) that poll occasionally misses its wake-up after a cell that
+    shows widgets, and the run then stalls for the full timeout although the kernel is idle.
+    Short polls in a loop pick the reply up within a second.
+    """
+
+    async def async_start_new_kernel_client(self):
+        client = await super().async_start_new_kernel_client()
+        get_msg = client.shell_channel.get_msg
+
+        async def get_msg_polling(timeout=None):
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while True:
+                step = 1.0 if deadline is None else min(1.0, max(0.0, deadline - time.monotonic()))
+                try:
+                    return await get_msg(timeout=step)
+                except Empty:
+                    if deadline is not None and time.monotonic() >= deadline:
+                        raise
+
+        client.shell_channel.get_msg = get_msg_polling
+        return client
+
+
 def run(nb, *, timeout=300):
     """Execute `nb` in place in an empty folder; return the seconds each code cell took."""
     with tempfile.TemporaryDirectory(prefix="gm-run-") as workdir:
-        client = NotebookClient(
+        client = PollingClient(
             nb,
             timeout=timeout,
             kernel_name="python3",
