@@ -81,7 +81,7 @@ def test_page_in_a_real_browser(browser, server, entry):
     from axe_playwright_python.sync_playwright import Axe
 
     page, seen = open_page(browser, f"{server}/{entry}.html")
-    problems = {kind: items for kind, items in seen.items() if items}
+    problems = {}
     broken_images = page.evaluate("""() => Array.from(document.images)
         .filter(img => !img.complete || img.naturalWidth === 0 || !img.alt.trim())
         .map(img => img.src + ' alt=' + JSON.stringify(img.alt))""")
@@ -93,6 +93,9 @@ def test_page_in_a_real_browser(browser, server, entry):
             problems["math"] = ["no formula was typeset"]
     if page.locator("script[type='application/vnd.jupyter.widget-state+json']").count():
         page.wait_for_selector(".widget-vbox, .widget-interact", state="attached", timeout=15000)
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(1000)  # errors of scripts that run after the page has settled count too
+    problems.update({kind: items for kind, items in seen.items() if items})
     serious = [f"{v['id']}: {v['help']} at {[node['target'] for node in v['nodes']][:3]}" for v in Axe().run(page).response["violations"]
                if v["impact"] in ("serious", "critical")]
     if serious:

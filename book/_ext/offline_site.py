@@ -166,6 +166,7 @@ def setup(app):
     app.connect("doctree-read", describe_figures)
     app.connect("html-page-context", drop_live_code_loader)
     app.connect("html-page-context", fix_citation_roles)
+    app.add_js_file("mathjax2-queue.js", priority=100)  # before MathJax and the widget manager
     app.add_js_file("widget-a11y.js")
     app.connect("build-finished", copy_vendored_assets)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
