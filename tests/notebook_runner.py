@@ -25,6 +25,7 @@ from queue import Empty
 
 BUDGET_SECONDS = 20.0  # a whole notebook on the 2-core CPU; metadata "budget_seconds" overrides it
 CELL_BUDGET_SECONDS = 5.0
+FLOOR_REPEATS = 5  # warm kernel starts whose median is the floor of make bench
 PEAK_RSS_CELL = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 
 
@@ -87,7 +88,7 @@ def execute(paths):
         print(f"{path}: {time.perf_counter() - started:.1f} s, slowest cell {max(cell_seconds, default=0):.1f} s")
 
 
-def floor_seconds(repeats=5):
+def floor_seconds(repeats=FLOOR_REPEATS):
     """Median wall time of a fresh kernel that imports torch, after one run that warms the caches.
 
     The first start after a boot or an install reads everything from disk and can take twice as
@@ -122,7 +123,7 @@ def bench(paths):
         if cell_seconds[slowest] > CELL_BUDGET_SECONDS:
             over.append(f"{path}: code cell {slowest + 1} took {cell_seconds[slowest]:.1f} s (limit {CELL_BUDGET_SECONDS:.0f} s)")
     table = "\n".join([
-        f"Floor (start a kernel, `import torch`; median of 5 warm runs): {floor:.1f} s",
+        f"Floor (start a kernel, `import torch`; median of {FLOOR_REPEATS} warm runs): {floor:.1f} s",
         "",
         "| notebook | wall (s) | budget (s) | slowest cell (s) | peak kernel RSS (MiB) | × floor |",
         "|---|---|---|---|---|---|",
