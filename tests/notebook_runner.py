@@ -12,7 +12,6 @@ file of this repository fails here too.
 
 import argparse
 import datetime
-import re
 import statistics
 import sys
 import tempfile
@@ -158,59 +157,42 @@ def gpu_check(paths):
 
 
 def student(paths, out="_build/student"):
-    """Copies for handing out: solutions replaced by an empty cell, outputs cleared to run live."""
+    """Handouts (lecture_material.handout): no outputs, solutions or answers; roles as plain text."""
+    from lecture_material import handout
+
     Path(out).mkdir(parents=True, exist_ok=True)
     for path in paths:
-        nb = nbformat.read(path, as_version=4)
-        for index, cell in enumerate(nb.cells):
-            if "solution" in cell.metadata.get("tags", []):
-                nb.cells[index] = nbformat.v4.new_code_cell("# Your solution here\n")
-            elif cell.cell_type == "code":
-                cell.outputs, cell.execution_count = [], None
-        nb.metadata.pop("widgets", None)
-        nbformat.write(nb, Path(out) / Path(path).name)
-    print(f"{len(paths)} notebooks without solutions in {out}/")
+        nbformat.write(handout(nbformat.read(path, as_version=4)), Path(out) / Path(path).name)
+    print(f"{len(paths)} handouts without solutions, answers or outputs in {out}/")
     return 0
 
 
-def slide_type(cell):
-    """Each section starts a slide, each code cell a sub-slide below it; solutions stay out."""
-    if "solution" in cell.metadata.get("tags", []):
-        return "skip"
-    if cell.cell_type == "markdown" and cell.source.startswith(("# ", "## ")):
-        return "slide"
-    return "subslide" if cell.cell_type == "code" or cell.source.startswith("### ") else "-"
-
-
-SPHINX_ROLES = [  # Sphinx-only markup that reveal.js would show raw: keep the words, drop the role
-    (re.compile(r"\{term\}`([^`<]+?)\s*(?:<[^>]*>)?`"), r"\1"),
-    (re.compile(r"\{cite\}`([^`]+)`"), r"[\1]"),
-    (re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\(([^)]*)\)"), r"[Open in Colab](\1)"),
-]
-
-
 def slides(paths, out="_build/html/slides"):
-    """reveal.js slides of each chapter (nbconvert), with every script served from out/vendor."""
+    """reveal.js slides of each chapter (lecture_material.deck), every script served from out/vendor."""
     from nbconvert import SlidesExporter
+    from traitlets.config import Config
+
+    from lecture_material import deck
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "book" / "_ext"))
     from offline_site import SLIDES_LAYOUT, vendor
 
     template = Path(__file__).resolve().parent.parent / "book" / "_ext" / "slides_template"
-    exporter = SlidesExporter(extra_template_basedirs=[str(template.parent)], template_name=template.name,
-                              reveal_url_prefix="vendor/reveal.js", reveal_theme="white", reveal_scroll=True,
-                              require_js_url="vendor/require.js", mathjax_url="vendor/mathjax/tex-mml-chtml.js",
+    config = Config()
+    config.TagRemovePreprocessor.enabled = True
+    config.TagRemovePreprocessor.remove_input_tags = {"remove_input"}
+    exporter = SlidesExporter(config=config, extra_template_basedirs=[str(template.parent)],
+                              template_name=template.name, exclude_input_prompt=True,
+                              exclude_output_prompt=True, reveal_url_prefix="vendor/reveal.js",
+                              reveal_theme="white", reveal_width="1280", reveal_height="720",
+                              require_js_url="vendor/require.js",
+                              mathjax_url="vendor/mathjax/tex-mml-chtml.js",
                               widget_renderer_url="vendor/embed-amd.js", font_awesome_url="")
     Path(out).mkdir(parents=True, exist_ok=True)
     vendor(SLIDES_LAYOUT, out)
     for path in paths:
-        nb = nbformat.read(path, as_version=4)
-        for cell in nb.cells:
-            cell.metadata["slideshow"] = {"slide_type": slide_type(cell)}
-            if cell.cell_type == "markdown":
-                for pattern, replacement in SPHINX_ROLES:
-                    cell.source = pattern.sub(replacement, cell.source)
-        html, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": Path(path).stem}})
+        html, _ = exporter.from_notebook_node(deck(nbformat.read(path, as_version=4)),
+                                              resources={"metadata": {"name": Path(path).stem}})
         (Path(out) / f"{Path(path).stem}.slides.html").write_text(html)
     print(f"slides for {len(paths)} notebooks in {out}/")
     return 0

@@ -31,11 +31,19 @@ if CHROMIUM is None:
 
 @pytest.fixture(scope="module")
 def server(site):
-    handler = functools.partial(QuietHandler, directory=str(site))
+    yield from serve(site)
+
+
+def serve(directory):
+    """Serve `directory` on 127.0.0.1 for as long as the generator is not closed."""
+    handler = functools.partial(QuietHandler, directory=str(directory))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -53,9 +61,9 @@ def browser():
         browser.close()
 
 
-def open_page(browser, url):
+def open_page(browser, url, viewport=None):
     """Load `url`, recording console errors, failed requests and requests to other hosts."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(viewport=viewport or {"width": 1280, "height": 900})
     seen = {"console errors": [], "failed requests": [], "other hosts": []}
     origin = url.split("/", 3)[:3]
     page.on("console", lambda msg: msg.type == "error" and seen["console errors"].append(msg.text))
