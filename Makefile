@@ -15,7 +15,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 NB ?= $(NOTEBOOKS)
 PYTEST_WORKERS ?= 2
 
-.PHONY: install _venv book slides student test execute lab bench gpu-check clean
+.PHONY: install _venv book slides student test execute lab bench gpu-check format clean
 
 install:
 	@mkdir -p "$(CACHE_DIR)"
@@ -58,6 +58,11 @@ bench: install
 	$(BIN)/python tests/notebook_runner.py bench $(NOTEBOOKS)
 
 # On a machine with a GPU: every notebook runs on CUDA; asserts must hold (outputs are not compared).
+# Format and lint-fix the notebooks and Python files (ruff.toml); make test checks the result.
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
 gpu-check: install
 	$(BIN)/python tests/notebook_runner.py gpu-check $(NOTEBOOKS)
 

@@ -13,10 +13,18 @@ CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 
 
 def colab_url(notebook: Path) -> str:
-    """The Colab link a notebook must carry, derived from the repository set in _config.yml."""
-    repo = CONFIG["repository"]["url"].removeprefix("https://github.com/").rstrip("/")
+    """The Colab link a notebook must carry, derived from the repository set in
+    _config.yml."""
+    repo = (
+        CONFIG["repository"]["url"]
+        .removeprefix("https://github.com/")
+        .rstrip("/")
+    )
     relative = notebook.resolve().relative_to(ROOT).as_posix()
-    return f"https://colab.research.google.com/github/{repo}/blob/{CONFIG['repository']['branch']}/{relative}"
+    return (
+        "https://colab.research.google.com/github/"
+        f"{repo}/blob/{CONFIG['repository']['branch']}/{relative}"
+    )
 
 
 def notebook_id(path: Path) -> str:
@@ -24,7 +32,8 @@ def notebook_id(path: Path) -> str:
 
 
 def toc_entries():
-    """Every page of _toc.yml, as a path without suffix relative to the repository."""
+    """Every page of _toc.yml, as a path without suffix relative to the
+    repository."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     entries = [toc["root"]]
     for part in toc.get("parts", [toc]):
@@ -37,8 +46,21 @@ def site(tmp_path_factory):
     """The website, built once per test worker with warnings as errors."""
     out = tmp_path_factory.mktemp("book")
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    result = subprocess.run([str(jupyter_book), "build", str(ROOT), "--path-output", str(out), "-W", "-n", "--keep-going"],
-                            capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [
+            str(jupyter_book),
+            "build",
+            str(ROOT),
+            "--path-output",
+            str(out),
+            "-W",
+            "-n",
+            "--keep-going",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     log = result.stdout + result.stderr
     assert result.returncode == 0, f"jupyter-book build failed:\n{log[-6000:]}"
     assert "WARNING" not in log, f"the build warned:\n{log[-6000:]}"

@@ -1,22 +1,24 @@
 """Lecture slides and student handouts made from the chapter notebooks.
 
-Slides are for projecting: a slide carries one idea (a heading, a prediction, a short listing, a
-result or a figure) in type a room can read, and the chapter's prose goes into the speaker notes.
-What goes on a slide:
+Slides are for projecting: a slide carries one idea (a heading, a prediction, a
+short listing, a result or a figure) in type a room can read, and the chapter's
+prose goes into the speaker notes. What goes on a slide:
 
 - the chapter title with its one-sentence promise, and the learning goals;
 - each section heading; its prose becomes the notes of that slide;
-- each "Predict first" prompt, alone on its slide, before the cell that answers it; the answer
-  prose after that cell becomes the notes of the result slide;
-- each code cell with something to show: its listing when it fits SLIDE_CODE_LINES lines of
-  SLIDE_CODE_COLUMNS characters and draws no figure, and its output (long printouts cut, the rest
-  in the notebook); plotting, widget and validation code stays in the notebook;
-- lists of at most MAX_SLIDE_BULLETS short items (goals, summaries), the bold lead of each common
-  mistake, and each exercise prompt; solutions stay out.
+- each "Predict first" prompt, alone on its slide, before the cell that answers
+  it; the answer prose after that cell becomes the notes of the result slide;
+- each code cell with something to show: its listing when it fits
+  SLIDE_CODE_LINES lines of SLIDE_CODE_COLUMNS characters and draws no figure,
+  and its output (long printouts cut, the rest in the notebook); plotting,
+  widget and validation code stays in the notebook;
+- lists of at most MAX_SLIDE_BULLETS short items (goals, summaries), the bold
+  lead of each common mistake, and each exercise prompt; solutions stay out.
 
-Handouts are notebooks to hand out before a class: outputs cleared, solutions replaced by an empty
-cell, the prose that answers each prediction removed, and the book's cross-reference roles
-({term}, {cite}) written as plain text that Jupyter and Colab show as it is meant.
+Handouts are notebooks to hand out before a class: outputs cleared, solutions
+replaced by an empty cell, the prose that answers each prediction removed, and
+the book's cross-reference roles ({term}, {cite}) written as plain text that
+Jupyter and Colab show as it is meant.
 """
 
 import functools
@@ -28,14 +30,19 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 SLIDE_CODE_LINES, SLIDE_CODE_COLUMNS = 12, 60
-OUTPUT_COLUMNS, OUTPUT_LINES = 88, 11  # what the output type size leaves room for on one slide
+OUTPUT_COLUMNS, OUTPUT_LINES = (
+    88,
+    11,
+)  # what the output type size leaves room for on one slide
 MAX_SLIDE_BULLETS, MAX_BULLET_CHARS, MAX_LIST_CHARS = 6, 200, 700
 SLIDE_BUDGET_PX = 560  # height for listing + output below a slide's top margin
 CODE_LINE_PX, OUTPUT_LINE_PX = 36, 30
 
 PREDICTION = "**Predict first:**"
-ANSWER_REMOVED = ("*The answer to this prediction is discussed in class; it is in the book's "
-                  "chapter too.*")
+ANSWER_REMOVED = (
+    "*The answer to this prediction is discussed in class; it is in the book's "
+    "chapter too.*"
+)
 
 
 @functools.cache
@@ -50,24 +57,47 @@ def author_year(key):
     entry = bibliography().get(key)
     if entry is None:
         return key, ""
-    names = [" ".join(person.last_names) for person in entry.persons.get("author", [])]
-    authors = (names[0] if len(names) == 1 else " and ".join(names) if len(names) == 2
-               else f"{names[0]} et al." if names else key)
-    return authors.replace("{", "").replace("}", ""), entry.fields.get("year", "")
+    names = [
+        " ".join(person.last_names)
+        for person in entry.persons.get("author", [])
+    ]
+    authors = (
+        names[0]
+        if len(names) == 1
+        else " and ".join(names)
+        if len(names) == 2
+        else f"{names[0]} et al."
+        if names
+        else key
+    )
+    return authors.replace("{", "").replace("}", ""), entry.fields.get(
+        "year", ""
+    )
 
 
 def cite_text(match):
-    """{cite}`a,b` -> (A et al., 2017; B, 2019); {cite:t}`a` -> A et al. (2017)."""
+    """{cite}`a,b` -> (A et al., 2017; B, 2019);
+    {cite:t}`a` -> A et al. (2017)."""
     keys = [key.strip() for key in match.group(2).split(",")]
     if match.group(1) == ":t":
-        return "; ".join(f"{who} ({year})" for who, year in map(author_year, keys))
-    return "(" + "; ".join(f"{who}, {year}" for who, year in map(author_year, keys)) + ")"
+        return "; ".join(
+            f"{who} ({year})" for who, year in map(author_year, keys)
+        )
+    return (
+        "("
+        + "; ".join(f"{who}, {year}" for who, year in map(author_year, keys))
+        + ")"
+    )
 
 
-ROLES = [  # MyST roles that only the website renders: keep the words as plain text
+# MyST roles that only the website renders: keep the words as plain text
+ROLES = [
     (re.compile(r"\{term\}`([^`<]+?)\s*(?:<[^>]*>)?`"), r"\1"),
     (re.compile(r"\{cite(:t|:p)?\}`([^`]+)`"), cite_text),
-    (re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\(([^)]*)\)"), r"[Open in Colab](\1)"),
+    (
+        re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\(([^)]*)\)"),
+        r"[Open in Colab](\1)",
+    ),
 ]
 
 
@@ -78,7 +108,8 @@ def plain_roles(markdown):
 
 
 def blocks(markdown):
-    """Paragraphs, lists and headings of a markdown cell, in order (a heading is its own block)."""
+    """Paragraphs, lists and headings of a markdown cell, in order (a heading is
+    its own block)."""
     result = []
     for paragraph in re.split(r"\n\s*\n", markdown.strip()):
         lines = paragraph.split("\n")
@@ -99,14 +130,21 @@ def list_items(block):
 
 def fits_slide_as_list(block):
     items = list_items(block)
-    return (len(items) <= MAX_SLIDE_BULLETS and len(block) <= MAX_LIST_CHARS
-            and all(len(item) <= MAX_BULLET_CHARS for item in items))
+    return (
+        len(items) <= MAX_SLIDE_BULLETS
+        and len(block) <= MAX_LIST_CHARS
+        and all(len(item) <= MAX_BULLET_CHARS for item in items)
+    )
 
 
 def headline(item):
-    """A list item shortened for a slide: its bold lead, or else its first sentence."""
+    """A list item shortened for a slide: its bold lead, or else its first
+    sentence."""
     marker, text = re.match(r"(- |\* |\d+\. )(.*)", item, re.S).groups()
-    lead = bold_lead(text) or re.split(r"(?<=[.:;])\s", text.replace("\n", " "), maxsplit=1)[0]
+    lead = (
+        bold_lead(text)
+        or re.split(r"(?<=[.:;])\s", text.replace("\n", " "), maxsplit=1)[0]
+    )
     return f"{marker}{lead}"
 
 
@@ -130,7 +168,10 @@ class Deck:
         self.add(nbformat.v4.new_markdown_cell(markdown), slide_type)
 
     def notes(self, markdown):
-        if self.cells and self.cells[-1].metadata["slideshow"]["slide_type"] == "notes":
+        if (
+            self.cells
+            and self.cells[-1].metadata["slideshow"]["slide_type"] == "notes"
+        ):
             self.cells[-1].source += "\n\n" + markdown
         else:
             self.add(nbformat.v4.new_markdown_cell(markdown), "notes")
@@ -140,7 +181,10 @@ class Deck:
 
         def flush_bullets():
             if pending_bullets:
-                self.slide(f"### {self.section}\n\n" + "\n".join(f"- {b}" for b in pending_bullets))
+                self.slide(
+                    f"### {self.section}\n\n"
+                    + "\n".join(f"- {b}" for b in pending_bullets)
+                )
                 pending_bullets.clear()
 
         for block in blocks(plain_roles(source)):
@@ -149,7 +193,9 @@ class Deck:
             elif block.startswith("#"):
                 flush_bullets()
                 self.section = block.lstrip("#").strip()
-                if self.section != "References":  # the book lists them; a slide would be a wall
+                if (
+                    self.section != "References"
+                ):  # the book lists them; a slide would be a wall
                     self.slide("## " + self.section, "slide")
             elif block.startswith(PREDICTION):
                 flush_bullets()
@@ -165,36 +211,67 @@ class Deck:
             elif is_list(block) and not fits_slide_as_list(block):
                 flush_bullets()
                 leads = [headline(item) for item in list_items(block)]
-                for start in range(0, len(leads), 4):  # four shortened items per slide
-                    self.slide(f"### {self.section}\n\n" + "\n".join(leads[start:start + 4]))
+                for start in range(
+                    0, len(leads), 4
+                ):  # four shortened items per slide
+                    self.slide(
+                        f"### {self.section}\n\n"
+                        + "\n".join(leads[start : start + 4])
+                    )
                 self.notes(block)
             elif is_list(block):
                 flush_bullets()
                 if self.cells[-1].source == "## " + self.section:
-                    self.cells[-1].source += "\n\n" + block  # goals or summary under its heading
+                    self.cells[-1].source += (
+                        "\n\n" + block
+                    )  # goals or summary under its heading
                 else:
                     self.slide(f"### {self.section}\n\n{block}")
-            elif self.cells and self.cells[-1].source.startswith("# ") and "\n" not in self.cells[-1].source:
-                self.cells[-1].source += "\n\n" + block  # the chapter's one-sentence promise
+            elif (
+                self.cells
+                and self.cells[-1].source.startswith("# ")
+                and "\n" not in self.cells[-1].source
+            ):
+                self.cells[-1].source += (
+                    "\n\n" + block
+                )  # the chapter's one-sentence promise
             else:
                 self.notes(block)
         flush_bullets()
 
     def code(self, cell):
-        outputs = [shown for output in merged_streams(cell.outputs) if (shown := slide_output(output))]
+        outputs = [
+            shown
+            for output in merged_streams(cell.outputs)
+            if (shown := slide_output(output))
+        ]
         lines = cell.source.strip().split("\n")
         draws = any("image/png" in output.get("data", {}) for output in outputs)
-        show_listing = (not draws and len(lines) <= SLIDE_CODE_LINES and bool(cell.source.strip())
-                        and max(map(len, lines)) <= SLIDE_CODE_COLUMNS)
-        pages = []  # what each slide of this cell shows: printouts together, each figure alone
+        show_listing = (
+            not draws
+            and len(lines) <= SLIDE_CODE_LINES
+            and bool(cell.source.strip())
+            and max(map(len, lines)) <= SLIDE_CODE_COLUMNS
+        )
+        # what each slide of this cell shows: printouts together, each figure
+        # alone
+        pages = []
         for output in outputs:
-            if output.output_type != "stream" or not pages or pages[-1][-1].output_type != "stream":
+            if (
+                output.output_type != "stream"
+                or not pages
+                or pages[-1][-1].output_type != "stream"
+            ):
                 pages.append([output])
             else:
                 pages[-1].append(output)
         if show_listing:
             listing_px = len(lines) * CODE_LINE_PX
-            if pages and listing_px + sum(map(output_height, pages[0])) <= SLIDE_BUDGET_PX:
+            if (
+                pages
+                and listing_px + sum(map(output_height, pages[0]))
+                <= SLIDE_BUDGET_PX
+            ):
                 self.result(cell.source, pages.pop(0))
             else:
                 self.result(cell.source, [])
@@ -202,7 +279,8 @@ class Deck:
             self.result("", page)
 
     def result(self, source, outputs):
-        """A slide under the current section: a listing (if any) and the outputs below it."""
+        """A slide under the current section: a listing (if any) and the outputs
+        below it."""
         shown = nbformat.v4.new_code_cell(source)
         shown.metadata["tags"] = [] if source else ["remove_input"]
         shown.outputs = outputs
@@ -217,23 +295,35 @@ def output_height(output):
 
 
 def wrapped_lines(text):
-    return sum(max(1, math.ceil(len(line) / OUTPUT_COLUMNS)) for line in text.rstrip("\n").split("\n"))
+    return sum(
+        max(1, math.ceil(len(line) / OUTPUT_COLUMNS))
+        for line in text.rstrip("\n").split("\n")
+    )
 
 
 def merged_streams(outputs):
-    """Outputs with consecutive printouts to stdout joined into one (as the website shows them)."""
+    """Outputs with consecutive printouts to stdout joined into one (as the
+    website shows them)."""
     merged = []
     for output in outputs:
-        if (output.output_type == "stream" and output.name == "stdout" and merged
-                and merged[-1].output_type == "stream" and merged[-1].name == "stdout"):
-            merged[-1] = nbformat.v4.new_output("stream", name="stdout", text=merged[-1].text + output.text)
+        if (
+            output.output_type == "stream"
+            and output.name == "stdout"
+            and merged
+            and merged[-1].output_type == "stream"
+            and merged[-1].name == "stdout"
+        ):
+            merged[-1] = nbformat.v4.new_output(
+                "stream", name="stdout", text=merged[-1].text + output.text
+            )
         else:
             merged.append(output)
     return merged
 
 
 def slide_output(output):
-    """The output as a slide shows it: figures and text, long text cut; widgets and stderr dropped."""
+    """The output as a slide shows it: figures and text, long text cut; widgets
+    and stderr dropped."""
     data = output.get("data", {})
     if output.output_type == "stream":
         if output.name != "stdout":
@@ -246,14 +336,19 @@ def slide_output(output):
                 kept.append("… (the rest is in the notebook)")
                 break
             kept.append(line)
-        return nbformat.v4.new_output("stream", name="stdout", text="\n".join(kept) + "\n")
+        return nbformat.v4.new_output(
+            "stream", name="stdout", text="\n".join(kept) + "\n"
+        )
     if "image/png" in data:
-        return nbformat.v4.new_output("display_data", data={"image/png": data["image/png"]})
+        return nbformat.v4.new_output(
+            "display_data", data={"image/png": data["image/png"]}
+        )
     return None
 
 
 def deck(nb):
-    """A notebook whose cells, with their slideshow metadata, are the slides of chapter `nb`."""
+    """A notebook whose cells, with their slideshow metadata, are the slides of
+    chapter `nb`."""
     slides = Deck()
     for cell in nb.cells:
         if "solution" in cell.metadata.get("tags", []):
@@ -266,7 +361,8 @@ def deck(nb):
 
 
 def without_answer(markdown):
-    """The cell after a prediction's experiment, up to the next heading or prediction, removed."""
+    """The cell after a prediction's experiment, up to the next heading or
+    prediction, removed."""
     kept = blocks(markdown)
     while kept and not kept[0].startswith(("#", PREDICTION)):
         kept.pop(0)

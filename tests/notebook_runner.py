@@ -1,13 +1,19 @@
-"""Execute the book's notebooks from a fresh kernel, the way they are committed and benchmarked.
+"""Execute the book's notebooks from a fresh kernel, the way they are committed
+and benchmarked.
 
-    python tests/notebook_runner.py execute notebooks/01_*.ipynb   # re-run in place, keep widget state
-    python tests/notebook_runner.py bench notebooks/*.ipynb        # time budget table, no notebook written
-    python tests/notebook_runner.py gpu-check notebooks/*.ipynb    # run every notebook on CUDA, asserts only
-    python tests/notebook_runner.py student notebooks/*.ipynb      # handouts without solutions
-    python tests/notebook_runner.py slides notebooks/*.ipynb       # reveal.js slides, no CDN
+    # re-run in place, keep widget state
+    python tests/notebook_runner.py execute notebooks/01_*.ipynb
+    # time budget table, no notebook written
+    python tests/notebook_runner.py bench notebooks/*.ipynb
+    # run every notebook on CUDA, asserts only
+    python tests/notebook_runner.py gpu-check notebooks/*.ipynb
+    # handouts without solutions
+    python tests/notebook_runner.py student notebooks/*.ipynb
+    # reveal.js slides, no CDN
+    python tests/notebook_runner.py slides notebooks/*.ipynb
 
-Each notebook runs alone in an empty temporary folder, as it would in Colab, so one that reads a
-file of this repository fails here too.
+Each notebook runs alone in an empty temporary folder, as it would in Colab, so
+one that reads a file of this repository fails here too.
 """
 
 import argparse
@@ -17,24 +23,28 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from queue import Empty
 
 import nbformat
 from nbclient import NotebookClient
-from queue import Empty
 
-BUDGET_SECONDS = 20.0  # a whole notebook on the 2-core CPU; metadata "budget_seconds" overrides it
+# a whole notebook on the 2-core CPU; metadata "budget_seconds" overrides it
+BUDGET_SECONDS = 20.0
 CELL_BUDGET_SECONDS = 5.0
 FLOOR_REPEATS = 5  # warm kernel starts whose median is the floor of make bench
-PEAK_RSS_CELL = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+PEAK_RSS_CELL = (
+    "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+)
 
 
 class PollingClient(NotebookClient):
     """NotebookClient that asks for the execute reply at least once a second.
 
-    nbclient waits for a cell's reply with one poll as long as the whole cell timeout. On this
-    stack (pyzmq 27, jupyter_client 8) that poll occasionally misses its wake-up after a cell that
-    shows widgets, and the run then stalls for the full timeout although the kernel is idle.
-    Short polls in a loop pick the reply up within a second.
+    nbclient waits for a cell's reply with one poll as long as the whole cell
+    timeout. On this stack (pyzmq 27, jupyter_client 8) that poll occasionally
+    misses its wake-up after a cell that shows widgets, and the run then stalls
+    for the full timeout although the kernel is idle. Short polls in a loop
+    pick the reply up within a second.
     """
 
     async def async_start_new_kernel_client(self):
@@ -44,7 +54,11 @@ class PollingClient(NotebookClient):
         async def get_msg_polling(timeout=None):
             deadline = None if timeout is None else time.monotonic() + timeout
             while True:
-                step = 1.0 if deadline is None else min(1.0, max(0.0, deadline - time.monotonic()))
+                step = (
+                    1.0
+                    if deadline is None
+                    else min(1.0, max(0.0, deadline - time.monotonic()))
+                )
                 try:
                     return await get_msg(timeout=step)
                 except Empty:
@@ -56,14 +70,16 @@ class PollingClient(NotebookClient):
 
 
 def run(nb, *, timeout=300):
-    """Execute `nb` in place in an empty folder; return the seconds each code cell took."""
+    """Execute `nb` in place in an empty folder; return the seconds each code
+    cell took."""
     with tempfile.TemporaryDirectory(prefix="gm-run-") as workdir:
         client = PollingClient(
             nb,
             timeout=timeout,
             kernel_name="python3",
             resources={"metadata": {"path": workdir}},
-            store_widget_state=True,  # nbclient's output-widget capture needs it even when unused
+            # nbclient's output-widget capture needs it even when unused
+            store_widget_state=True,
             record_timing=True,
         )
         client.execute()
@@ -71,8 +87,12 @@ def run(nb, *, timeout=300):
     for cell in nb.cells:
         timing = cell.metadata.pop("execution", None)
         if cell.cell_type == "code" and timing:
-            start = datetime.datetime.fromisoformat(timing["iopub.execute_input"].replace("Z", "+00:00"))
-            end = datetime.datetime.fromisoformat(timing["shell.execute_reply"].replace("Z", "+00:00"))
+            start = datetime.datetime.fromisoformat(
+                timing["iopub.execute_input"].replace("Z", "+00:00")
+            )
+            end = datetime.datetime.fromisoformat(
+                timing["shell.execute_reply"].replace("Z", "+00:00")
+            )
             seconds.append((end - start).total_seconds())
     return seconds
 
@@ -84,17 +104,25 @@ def execute(paths):
         cell_seconds = run(nb)
         nbformat.validate(nb)
         nbformat.write(nb, path)
-        print(f"{path}: {time.perf_counter() - started:.1f} s, slowest cell {max(cell_seconds, default=0):.1f} s")
+        print(
+            f"{path}: {time.perf_counter() - started:.1f} s, "
+            f"slowest cell {max(cell_seconds, default=0):.1f} s"
+        )
 
 
 def floor_seconds(repeats=FLOOR_REPEATS):
-    """Median wall time of a fresh kernel that imports torch, after one run that warms the caches.
+    """Median wall time of a fresh kernel that imports torch, after one run that
+    warms the caches.
 
-    The first start after a boot or an install reads everything from disk and can take twice as
-    long as any later one; the notebooks themselves run warm, so the floor must too.
+    The first start after a boot or an install reads everything from disk and
+    can take twice as long as any later one; the notebooks themselves run warm,
+    so the floor must too.
     """
+
     def once():
-        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import torch")])
+        nb = nbformat.v4.new_notebook(
+            cells=[nbformat.v4.new_code_cell("import torch")]
+        )
         started = time.perf_counter()
         run(nb)
         return time.perf_counter() - started
@@ -114,20 +142,39 @@ def bench(paths):
         cell_seconds = run(nb)
         wall = time.perf_counter() - started
         peak_mib = int(nb.cells[-1].outputs[0]["text"]) / 1024
-        slowest = max(range(len(cell_seconds) - 1), key=cell_seconds.__getitem__)
-        rows.append(f"| {Path(path).name} | {wall:.1f} | {budget:.0f} | {cell_seconds[slowest]:.1f} (code cell {slowest + 1}) "
-                    f"| {peak_mib:.0f} | {wall / floor:.1f} |")
+        slowest = max(
+            range(len(cell_seconds) - 1), key=cell_seconds.__getitem__
+        )
+        rows.append(
+            f"| {Path(path).name} | {wall:.1f} | {budget:.0f} "
+            f"| {cell_seconds[slowest]:.1f} (code cell {slowest + 1}) "
+            f"| {peak_mib:.0f} | {wall / floor:.1f} |"
+        )
         if wall > budget:
-            over.append(f"{path}: {wall:.1f} s is over its {budget:.0f} s budget")
+            over.append(
+                f"{path}: {wall:.1f} s is over its {budget:.0f} s budget"
+            )
         if cell_seconds[slowest] > CELL_BUDGET_SECONDS:
-            over.append(f"{path}: code cell {slowest + 1} took {cell_seconds[slowest]:.1f} s (limit {CELL_BUDGET_SECONDS:.0f} s)")
-    table = "\n".join([
-        f"Floor (start a kernel, `import torch`; median of {FLOOR_REPEATS} warm runs): {floor:.1f} s",
-        "",
-        "| notebook | wall (s) | budget (s) | slowest cell (s) | peak kernel RSS (MiB) | × floor |",
-        "|---|---|---|---|---|---|",
-        *rows,
-    ])
+            over.append(
+                f"{path}: code cell {slowest + 1} took "
+                f"{cell_seconds[slowest]:.1f} s "
+                f"(limit {CELL_BUDGET_SECONDS:.0f} s)"
+            )
+    table = "\n".join(
+        [
+            (
+                "Floor (start a kernel, `import torch`; "
+                f"median of {FLOOR_REPEATS} warm runs): {floor:.1f} s"
+            ),
+            "",
+            (
+                "| notebook | wall (s) | budget (s) | slowest cell (s) "
+                "| peak kernel RSS (MiB) | × floor |"
+            ),
+            "|---|---|---|---|---|---|",
+            *rows,
+        ]
+    )
     print(table)
     Path("_build").mkdir(exist_ok=True)
     Path("_build/bench.md").write_text(table + "\n")
@@ -140,9 +187,15 @@ def gpu_check(paths):
     import torch
 
     if not torch.cuda.is_available():
-        print("No CUDA device here: nothing to check (the notebooks pick CUDA by themselves when present).")
+        print(
+            "No CUDA device here: nothing to check "
+            "(the notebooks pick CUDA by themselves when present)."
+        )
         return 0
-    print(f"Running on {torch.cuda.get_device_name(0)}; outputs are not compared, asserts must hold.")
+    print(
+        f"Running on {torch.cuda.get_device_name(0)}; "
+        "outputs are not compared, asserts must hold."
+    )
     failed = []
     for path in paths:
         nb = nbformat.read(path, as_version=4)
@@ -157,56 +210,90 @@ def gpu_check(paths):
 
 
 def student(paths, out="_build/student"):
-    """Handouts (lecture_material.handout): no outputs, solutions or answers; roles as plain text."""
+    """Handouts (lecture_material.handout): no outputs, solutions or answers;
+    roles as plain text."""
     from lecture_material import handout
 
     Path(out).mkdir(parents=True, exist_ok=True)
     for path in paths:
-        nbformat.write(handout(nbformat.read(path, as_version=4)), Path(out) / Path(path).name)
-    print(f"{len(paths)} handouts without solutions, answers or outputs in {out}/")
+        nbformat.write(
+            handout(nbformat.read(path, as_version=4)),
+            Path(out) / Path(path).name,
+        )
+    print(
+        f"{len(paths)} handouts without solutions, answers or outputs in {out}/"
+    )
     return 0
 
 
 def slides(paths, out="_build/html/slides"):
-    """reveal.js slides of each chapter (lecture_material.deck), every script served from out/vendor."""
+    """reveal.js slides of each chapter (lecture_material.deck), every script
+    served from out/vendor."""
+    from lecture_material import deck
     from nbconvert import SlidesExporter
     from traitlets.config import Config
 
-    from lecture_material import deck
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "book" / "_ext"))
+    sys.path.insert(
+        0, str(Path(__file__).resolve().parent.parent / "book" / "_ext")
+    )
     from offline_site import SLIDES_LAYOUT, vendor
 
-    template = Path(__file__).resolve().parent.parent / "book" / "_ext" / "slides_template"
+    template = (
+        Path(__file__).resolve().parent.parent
+        / "book"
+        / "_ext"
+        / "slides_template"
+    )
     config = Config()
     config.TagRemovePreprocessor.enabled = True
     config.TagRemovePreprocessor.remove_input_tags = {"remove_input"}
-    exporter = SlidesExporter(config=config, extra_template_basedirs=[str(template.parent)],
-                              template_name=template.name, exclude_input_prompt=True,
-                              exclude_output_prompt=True, reveal_url_prefix="vendor/reveal.js",
-                              reveal_theme="white", reveal_width="1280", reveal_height="720",
-                              require_js_url="vendor/require.js",
-                              mathjax_url="vendor/mathjax/tex-mml-chtml.js",
-                              widget_renderer_url="vendor/embed-amd.js", font_awesome_url="")
+    exporter = SlidesExporter(
+        config=config,
+        extra_template_basedirs=[str(template.parent)],
+        template_name=template.name,
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+        reveal_url_prefix="vendor/reveal.js",
+        reveal_theme="white",
+        reveal_width="1280",
+        reveal_height="720",
+        require_js_url="vendor/require.js",
+        mathjax_url="vendor/mathjax/tex-mml-chtml.js",
+        widget_renderer_url="vendor/embed-amd.js",
+        font_awesome_url="",
+    )
     Path(out).mkdir(parents=True, exist_ok=True)
     vendor(SLIDES_LAYOUT, out)
     for path in paths:
-        html, _ = exporter.from_notebook_node(deck(nbformat.read(path, as_version=4)),
-                                              resources={"metadata": {"name": Path(path).stem}})
+        html, _ = exporter.from_notebook_node(
+            deck(nbformat.read(path, as_version=4)),
+            resources={"metadata": {"name": Path(path).stem}},
+        )
         (Path(out) / f"{Path(path).stem}.slides.html").write_text(html)
     print(f"slides for {len(paths)} notebooks in {out}/")
     return 0
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["execute", "bench", "gpu-check", "student", "slides"])
+    parser = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "command",
+        choices=["execute", "bench", "gpu-check", "student", "slides"],
+    )
     parser.add_argument("notebooks", nargs="+")
     args = parser.parse_args()
     if args.command == "execute":
         execute(args.notebooks)
         return 0
-    commands = {"bench": bench, "gpu-check": gpu_check, "student": student, "slides": slides}
+    commands = {
+        "bench": bench,
+        "gpu-check": gpu_check,
+        "student": student,
+        "slides": slides,
+    }
     return commands[args.command](args.notebooks)
 
 

@@ -1,33 +1,50 @@
-"""The website: builds with warnings as errors, and every page shows what the notebooks stored."""
+"""The website: builds with warnings as errors, and every page shows what the
+notebooks stored."""
 
 import re
 
 import pytest
-
 from conftest import ROOT, colab_url, toc_entries
 
-pytestmark = pytest.mark.xdist_group("book")  # one worker builds the site once for all these tests
-CDN_HOSTS = re.compile(r"cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|unpkg\.com|fonts\.googleapis\.com|"
-                       r"fonts\.gstatic\.com|colab\.research\.google\.com/assets")
+pytestmark = pytest.mark.xdist_group(
+    "book"
+)  # one worker builds the site once for all these tests
+CDN_HOSTS = re.compile(
+    r"cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|unpkg\.com|fonts\.googleapis\.com|"
+    r"fonts\.gstatic\.com|colab\.research\.google\.com/assets"
+)
 
 
 @pytest.mark.parametrize("entry", toc_entries())
 def test_every_toc_entry_has_a_page(site, entry):
-    assert (site / f"{entry}.html").is_file(), f"{entry} is listed in _toc.yml but has no page"
+    assert (site / f"{entry}.html").is_file(), (
+        f"{entry} is listed in _toc.yml but has no page"
+    )
 
 
-@pytest.mark.parametrize("entry", [e for e in toc_entries() if e.startswith("notebooks/")])
+@pytest.mark.parametrize(
+    "entry", [e for e in toc_entries() if e.startswith("notebooks/")]
+)
 def test_chapter_page_keeps_widgets_and_colab_link(site, entry):
     notebook = ROOT / f"{entry}.ipynb"
     html = (site / f"{entry}.html").read_text()
-    assert colab_url(notebook) in html, "the Colab link is missing from the page"
+    assert colab_url(notebook) in html, (
+        "the Colab link is missing from the page"
+    )
     if "application/vnd.jupyter.widget-view+json" in notebook.read_text():
-        assert "application/vnd.jupyter.widget-state+json" in html, "widget state missing: widgets would vanish"
+        assert "application/vnd.jupyter.widget-state+json" in html, (
+            "widget state missing: widgets would vanish"
+        )
     assert "<img" in html, "no figure on the chapter page"
 
 
 def test_site_needs_no_third_party_server(site):
-    """Pages and their assets name no CDN: the site works from a folder with no network."""
-    offenders = [str(path.relative_to(site)) for path in site.rglob("*")
-                 if path.suffix in {".html", ".js", ".css"} and CDN_HOSTS.search(path.read_text(errors="ignore"))]
+    """Pages and their assets name no CDN: the site works from a folder with no
+    network."""
+    offenders = [
+        str(path.relative_to(site))
+        for path in site.rglob("*")
+        if path.suffix in {".html", ".js", ".css"}
+        and CDN_HOSTS.search(path.read_text(errors="ignore"))
+    ]
     assert not offenders, f"these files still name a CDN host: {offenders[:10]}"

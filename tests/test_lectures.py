@@ -1,60 +1,36 @@
 """Lecture material: the slides of every chapter, and the student handouts.
 
-Every slide of every deck is opened in headless Chromium at a projector's 1280x720. A slide passes when its content fits the screen (nothing below the bottom edge, no listing or
-printout wider than the slide) and its type is large enough to read from the back of a room: prose
-at least PROSE_PX, printouts at least OUTPUT_PX. With SLIDE_SCREENSHOTS=1 in the environment,
-screenshots of every slide go to _build/screenshots/slides/ for a person to look at. A handout
-passes when it gives away no answer, solution or output and shows no raw MyST role.
+Every slide of every deck is opened in headless Chromium at a projector's
+1280x720. A slide passes when its content fits the screen (nothing below the
+bottom edge, no listing or printout wider than the slide) and its type is large
+enough to read from the back of a room: prose at least PROSE_PX, printouts at
+least OUTPUT_PX. With SLIDE_SCREENSHOTS=1 in the environment, screenshots of
+every slide go to _build/screenshots/slides/ for a person to look at. A handout
+passes when it gives away no answer, solution or output and shows no raw MyST
+role.
 """
 
 import os
 import re
 
 import pytest
-
 from conftest import NOTEBOOKS, ROOT
-from test_browser import CHROMIUM, browser, open_page, serve  # noqa: F401 (browser is a fixture)
+from test_browser import (  # noqa: F401 (browser is a fixture)
+    CHROMIUM,
+    browser,
+    open_page,
+    serve,
+)
 
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is needed (see test_browser.py)")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is needed (see test_browser.py)"
+)
 
 PROSE_PX, OUTPUT_PX = 28, 24
 WIDTH, HEIGHT = 1280, 720
 SHOTS = ROOT / "_build" / "screenshots" / "slides"
 
-MEASURE = """async ([prose, output, width, height]) => {
-  const problems = [];
-  for (const indices of Reveal.getSlides().map(s => Reveal.getIndices(s))) {
-    Reveal.slide(indices.h, indices.v);
-    await new Promise(settled => requestAnimationFrame(() => setTimeout(settled, 20)));
-    problems.push(...measure(Reveal.getCurrentSlide(), prose, output, width, height)
-                  .map(problem => `slide ${indices.h}.${indices.v}: ${problem}`));
-  }
-  return problems;
-}"""
-
-MEASURE_ONE = """function measure(slide, prose, output, width, height) {
-  const problems = [];
-  const box = slide.getBoundingClientRect();
-  if (slide.scrollHeight > height || box.bottom > height + 1)
-    problems.push(`content ${Math.max(slide.scrollHeight, box.bottom)} px tall`);
-  for (const el of slide.querySelectorAll("pre, img, table, mjx-container, p, li")) {
-    const r = el.getBoundingClientRect();
-    if (el.closest("aside.notes") || r.width === 0) continue;
-    const block = getComputedStyle(el).display === "block" && el.tagName !== "MJX-CONTAINER";
-    if (r.right > width + 1 || (block && el.scrollWidth > el.clientWidth + 1))
-      problems.push(`${el.tagName.toLowerCase()} too wide: ${el.textContent.slice(0, 40)}`);
-  }
-  const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const el = node.parentElement;
-    if (!node.textContent.trim() || el.closest("aside.notes, mjx-container")) continue;
-    const size = parseFloat(getComputedStyle(el).fontSize);
-    const floor = el.closest(".jp-OutputArea") ? output : prose;
-    if (size < floor - 0.5)
-      problems.push(`${size} px text: ${node.textContent.trim().slice(0, 40)}`);
-  }
-  return [...new Set(problems)].slice(0, 4);
-}"""
+SLIDE_FIT = (ROOT / "tests" / "slide_fit.js").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -70,40 +46,75 @@ def decks(tmp_path_factory):
 @pytest.mark.xdist_group("slides")
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
 def test_every_slide_fits_the_screen(browser, decks, notebook):  # noqa: F811
-    page, seen = open_page(browser, f"{decks}/{notebook.stem}.slides.html",
-                           viewport={"width": WIDTH, "height": HEIGHT})
-    page.wait_for_function("window.Reveal && Reveal.isReady() && window.MathJax && MathJax.startup"
-                           " && MathJax.startup.promise", timeout=30000)
+    page, seen = open_page(
+        browser,
+        f"{decks}/{notebook.stem}.slides.html",
+        viewport={"width": WIDTH, "height": HEIGHT},
+    )
+    page.wait_for_function(
+        "window.Reveal && Reveal.isReady() && window.MathJax && MathJax.startup"
+        " && MathJax.startup.promise",
+        timeout=30000,
+    )
     page.evaluate("MathJax.startup.promise")
-    page.evaluate("Reveal.configure({transition: 'none', backgroundTransition: 'none'})")
-    page.add_style_tag(content=".reveal .slides section { transition: none !important; }")
-    page.add_script_tag(content=MEASURE_ONE)
-    problems = page.evaluate(MEASURE, [PROSE_PX, OUTPUT_PX, WIDTH, HEIGHT])
+    page.evaluate(
+        "Reveal.configure({transition: 'none', backgroundTransition: 'none'})"
+    )
+    page.add_style_tag(
+        content=".reveal .slides section { transition: none !important; }"
+    )
+    page.add_script_tag(content=SLIDE_FIT)
+    problems = page.evaluate(
+        "measureDeck", [PROSE_PX, OUTPUT_PX, WIDTH, HEIGHT]
+    )
     if os.environ.get("SLIDE_SCREENSHOTS"):
         shots = SHOTS / notebook.stem
         shots.mkdir(parents=True, exist_ok=True)
-        for index, slide in enumerate(page.evaluate("Reveal.getSlides().map(s => Reveal.getIndices(s))")):
+        for index, slide in enumerate(
+            page.evaluate("Reveal.getSlides().map(s => Reveal.getIndices(s))")
+        ):
             page.evaluate(f"Reveal.slide({slide['h']}, {slide['v']})")
             page.screenshot(path=str(shots / f"{index:03d}.png"))
-    problems += [f"{kind}: {items[:4]}" for kind, items in seen.items() if items]
+    problems += [
+        f"{kind}: {items[:4]}" for kind, items in seen.items() if items
+    ]
     page.close()
-    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(
+        problems[:40]
+    )
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
 def test_handout_leaves_the_thinking_to_the_student(notebook):
     import nbformat
-
     from lecture_material import ANSWER_REMOVED, PREDICTION, handout
 
     original = nbformat.read(notebook, as_version=4)
-    predictions = sum(cell.source.count(PREDICTION) for cell in original.cells if cell.cell_type == "markdown")
+    predictions = sum(
+        cell.source.count(PREDICTION)
+        for cell in original.cells
+        if cell.cell_type == "markdown"
+    )
     copy = handout(nbformat.read(notebook, as_version=4))
-    prose = "\n".join(cell.source for cell in copy.cells if cell.cell_type == "markdown")
+    prose = "\n".join(
+        cell.source for cell in copy.cells if cell.cell_type == "markdown"
+    )
     code = [cell for cell in copy.cells if cell.cell_type == "code"]
-    assert not re.search(r"\{(term|cite)(:\w+)?\}`", prose), "a role would show raw in Jupyter"
-    assert prose.count(ANSWER_REMOVED) == predictions, "each prediction's answer is removed once"
-    assert not any(cell.outputs for cell in code), "outputs would give the answers away"
+    assert not re.search(r"\{(term|cite)(:\w+)?\}`", prose), (
+        "a role would show raw in Jupyter"
+    )
+    assert prose.count(ANSWER_REMOVED) == predictions, (
+        "each prediction's answer is removed once"
+    )
+    assert not any(cell.outputs for cell in code), (
+        "outputs would give the answers away"
+    )
     assert "widgets" not in copy.metadata
-    solutions = [cell for cell in original.cells if "solution" in cell.metadata.get("tags", [])]
-    assert not any(cell.source in {c.source for c in code} for cell in solutions), "a solution is left"
+    solutions = [
+        cell
+        for cell in original.cells
+        if "solution" in cell.metadata.get("tags", [])
+    ]
+    assert not any(
+        cell.source in {c.source for c in code} for cell in solutions
+    ), "a solution is left"

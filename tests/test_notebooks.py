@@ -1,25 +1,37 @@
-"""Every chapter notebook: well formed, executed, self-contained, and reproducing its stored outputs."""
+"""Every chapter notebook: well formed, executed, self-contained, and
+reproducing its stored outputs."""
 
 import ast
 import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import NOTEBOOKS, ROOT, colab_url, notebook_id
 from IPython.core.inputtransformer2 import TransformerManager
 
-from conftest import NOTEBOOKS, ROOT, colab_url, notebook_id
-
-COLAB_STACK = {"torch", "torchvision", "numpy", "matplotlib", "ipywidgets", "sklearn", "IPython"}
+COLAB_STACK = {
+    "torch",
+    "torchvision",
+    "numpy",
+    "matplotlib",
+    "ipywidgets",
+    "sklearn",
+    "IPython",
+}
 ALLOWED_IMPORTS = COLAB_STACK | set(sys.stdlib_module_names)
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
-OFFLINE = bool(shutil.which("unshare") and shutil.which("ip")) and subprocess.run(
-    ["unshare", "-n", "ip", "link", "set", "lo", "up"], capture_output=True).returncode == 0
+OFFLINE = (
+    bool(shutil.which("unshare") and shutil.which("ip"))
+    and subprocess.run(
+        ["unshare", "-n", "ip", "link", "set", "lo", "up"], capture_output=True
+    ).returncode
+    == 0
+)
 
 pytestmark = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks yet")
 by_notebook = pytest.mark.parametrize("path", NOTEBOOKS, ids=notebook_id)
@@ -30,7 +42,8 @@ def code_cells(nb):
 
 
 def python_source(nb):
-    """All code cells as plain Python (IPython magics turned into calls), as one parsed module."""
+    """All code cells as plain Python (IPython magics turned into calls), as one
+    parsed module."""
     transform = TransformerManager().transform_cell
     return ast.parse("\n".join(transform(c.source) for c in code_cells(nb)))
 
@@ -41,7 +54,9 @@ def test_is_valid_and_executed_top_to_bottom(path):
     nbformat.validate(nb)
     counts = [c.execution_count for c in code_cells(nb)]
     assert counts == list(range(1, len(counts) + 1)), (
-        f"execution counts {counts}: run `make execute NB={path.relative_to(ROOT)}`")
+        f"execution counts {counts}: "
+        f"run `make execute NB={path.relative_to(ROOT)}`"
+    )
 
 
 @by_notebook
@@ -49,8 +64,12 @@ def test_no_error_or_stderr_output(path):
     nb = nbformat.read(path, as_version=4)
     for index, cell in enumerate(code_cells(nb), 1):
         for output in cell.outputs:
-            assert output.output_type != "error", f"code cell {index} stored an error: {output.get('ename')}"
-            assert output.get("name") != "stderr", f"code cell {index} stored stderr: {output.text[:200]!r}"
+            assert output.output_type != "error", (
+                f"code cell {index} stored an error: {output.get('ename')}"
+            )
+            assert output.get("name") != "stderr", (
+                f"code cell {index} stored stderr: {output.text[:200]!r}"
+            )
 
 
 @by_notebook
@@ -58,58 +77,120 @@ def test_colab_badge_points_to_this_notebook(path):
     nb = nbformat.read(path, as_version=4)
     title = nb.cells[0].source
     assert title.startswith("# "), "the first cell must be the chapter title"
-    assert f"({colab_url(path)})" in title, f"the title cell needs a Colab badge linking to {colab_url(path)}"
+    assert f"({colab_url(path)})" in title, (
+        f"the title cell needs a Colab badge linking to {colab_url(path)}"
+    )
 
 
 @by_notebook
 def test_widget_views_have_saved_state(path):
     nb = nbformat.read(path, as_version=4)
-    views = [o.data[WIDGET_VIEW]["model_id"] for c in code_cells(nb) for o in c.outputs
-             if WIDGET_VIEW in o.get("data", {})]
-    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    views = [
+        o.data[WIDGET_VIEW]["model_id"]
+        for c in code_cells(nb)
+        for o in c.outputs
+        if WIDGET_VIEW in o.get("data", {})
+    ]
+    state = (
+        nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    )
     missing = [model for model in views if model not in state]
-    assert not missing, f"{len(missing)} widget views without saved state would vanish from the website"
+    assert not missing, (
+        f"{len(missing)} widget views without saved state "
+        "would vanish from the website"
+    )
 
 
 @by_notebook
 def test_imports_only_from_colab_stack(path):
     tree = python_source(nbformat.read(path, as_version=4))
-    modules = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-               for alias in node.names}
-    modules |= {node.module.split(".")[0] for node in ast.walk(tree)
-                if isinstance(node, ast.ImportFrom) and node.level == 0}
-    assert modules <= ALLOWED_IMPORTS, f"not on Colab's preinstalled stack: {sorted(modules - ALLOWED_IMPORTS)}"
+    modules = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    modules |= {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 0
+    }
+    assert modules <= ALLOWED_IMPORTS, (
+        "not on Colab's preinstalled stack: "
+        f"{sorted(modules - ALLOWED_IMPORTS)}"
+    )
 
 
 @by_notebook
 def test_claims_are_asserted(path):
     tree = python_source(nbformat.read(path, as_version=4))
     asserts = sum(isinstance(node, ast.Assert) for node in ast.walk(tree))
-    assert asserts >= 3, f"only {asserts} assert statements: every claim a number shows must be asserted"
+    assert asserts >= 3, (
+        f"only {asserts} assert statements: "
+        "every claim a number shows must be asserted"
+    )
 
 
-# Floating-point results depend on the kernels PyTorch dispatches to (AVX512, AVX2 or portable
-# code; oneDNN's and MKL's own choice of instructions) and on the number of threads. A notebook
-# must print the same text on any machine, so nbval runs twice: on this machine as it is, and
-# again as a different one (portable kernels everywhere, three threads). Outputs that pass only
-# the first run hold only on CPUs like this one.
+# Floating-point results depend on the kernels PyTorch dispatches to (AVX512,
+# AVX2 or portable code; oneDNN's and MKL's own choice of instructions) and on
+# the number of threads. A notebook must print the same text on any machine, so
+# nbval runs twice: on this machine as it is, and again as a different one
+# (portable kernels everywhere, three threads). Outputs that pass only the first
+# run hold only on CPUs like this one.
 CPU_PROFILES = {
     "native": {},
-    "foreign": {"ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "SSE41",
-                "MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "3"},
+    "foreign": {
+        "ATEN_CPU_CAPABILITY": "default",
+        "ONEDNN_MAX_CPU_ISA": "SSE41",
+        "MKL_ENABLE_INSTRUCTIONS": "SSE4_2",
+        "OMP_NUM_THREADS": "3",
+        "MKL_NUM_THREADS": "3",
+    },
 }
 
 
 @by_notebook
 @pytest.mark.parametrize("profile", CPU_PROFILES)
 def test_fresh_run_reproduces_stored_outputs(path, profile, tmp_path):
-    """nbval on a copy of the notebook alone in an empty folder, with the network cut where possible."""
+    """nbval on a copy of the notebook alone in an empty folder, with the
+    network cut where possible."""
     shutil.copy(path, tmp_path / path.name)
-    command = [sys.executable, "-m", "pytest", "--nbval", path.name, "-p", "no:cacheprovider",
-               "--sanitize-with", str(ROOT / "tests" / "sanitize.cfg"), "-q", "--nbval-cell-timeout", "120"]
-    if OFFLINE:  # a private network namespace with only loopback up: no host but this one exists
-        command = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", *command]
-    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                            env={**os.environ, **CPU_PROFILES[profile]})
-    assert result.returncode == 0, (f"nbval failed ({profile} CPU profile {CPU_PROFILES[profile]}, offline={OFFLINE}):\n"
-                                    f"{result.stdout[-6000:]}\n{result.stderr[-2000:]}")
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--nbval",
+        path.name,
+        "-p",
+        "no:cacheprovider",
+        "--sanitize-with",
+        str(ROOT / "tests" / "sanitize.cfg"),
+        "-q",
+        "--nbval-cell-timeout",
+        "120",
+    ]
+    if OFFLINE:
+        # a private network namespace with only loopback up: no host but this
+        # one exists
+        command = [
+            "unshare",
+            "-n",
+            "sh",
+            "-c",
+            'ip link set lo up && exec "$@"',
+            "sh",
+            *command,
+        ]
+    result = subprocess.run(
+        command,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **CPU_PROFILES[profile]},
+    )
+    assert result.returncode == 0, (
+        f"nbval failed ({profile} CPU profile {CPU_PROFILES[profile]}, "
+        f"offline={OFFLINE}):\n"
+        f"{result.stdout[-6000:]}\n{result.stderr[-2000:]}"
+    )
