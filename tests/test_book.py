@@ -6,9 +6,8 @@ import re
 import pytest
 from conftest import ROOT, colab_url, toc_entries
 
-pytestmark = pytest.mark.xdist_group(
-    "book"
-)  # one worker builds the site once for all these tests
+# One worker builds the site once for all these tests.
+pytestmark = pytest.mark.xdist_group("book")
 CDN_HOSTS = re.compile(
     r"cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|unpkg\.com|fonts\.googleapis\.com|"
     r"fonts\.gstatic\.com|colab\.research\.google\.com/assets"

@@ -118,3 +118,36 @@ def test_handout_leaves_the_thinking_to_the_student(notebook):
     assert not any(
         cell.source in {c.source for c in code} for cell in solutions
     ), "a solution is left"
+
+
+def guide_predictions():
+    """{chapter: number of items listed under "Predict first." in the guide}."""
+    guide = (ROOT / "book" / "teaching.md").read_text()
+    parts = re.split(r"\n## Chapter (\d+):", guide)
+    found = {}
+    for number, section in zip(parts[1::2], parts[2::2]):
+        listed = re.search(
+            r"\*\*Predict first\.\*\*\n(.*?)\n\*\*", section, re.S
+        )
+        items = re.findall(r"^\d+\. ", listed.group(1), re.M) if listed else []
+        found[int(number)] = len(items)
+    return found
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_teachers_guide_answers_every_prediction(notebook):
+    import nbformat
+    from lecture_material import PREDICTION
+
+    cells = nbformat.read(notebook, as_version=4).cells
+    prompts = sum(
+        cell.source.count(PREDICTION)
+        for cell in cells
+        if cell.cell_type == "markdown"
+    )
+    chapter = int(notebook.stem.split("_")[0])
+    listed = guide_predictions().get(chapter, 0)
+    assert listed == prompts, (
+        f"the chapter asks {prompts} predictions; the teacher's guide "
+        f"answers {listed} (book/teaching.md, chapter {chapter})"
+    )
