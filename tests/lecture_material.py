@@ -39,6 +39,7 @@ SLIDE_BUDGET_PX = 560  # height for listing + output below a slide's top margin
 CODE_LINE_PX, OUTPUT_LINE_PX = 36, 30
 
 PREDICTION = "**Predict first:**"
+WRITEFILE_NOTICE = re.compile(r"(Writing|Appending to|Overwriting) \S+\n?")
 ANSWER_REMOVED = (
     "*The answer to this prediction is discussed in class; it is in the book's "
     "chapter too.*"
@@ -326,8 +327,10 @@ def slide_output(output):
     and stderr dropped."""
     data = output.get("data", {})
     if output.output_type == "stream":
-        if output.name != "stdout":
-            return None
+        if output.name != "stdout" or WRITEFILE_NOTICE.fullmatch(output.text):
+            return (
+                None  # stderr, or the notice of %%writefile: nothing to project
+            )
         text = output.text.rstrip("\n")
         kept, used = [], 0
         for line in text.split("\n"):
