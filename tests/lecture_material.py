@@ -363,6 +363,15 @@ def deck(nb):
     return nbformat.v4.new_notebook(cells=slides.cells, metadata=nb.metadata)
 
 
+def prediction_count(nb):
+    """How many "Predict first" prompts the prose of notebook `nb` asks."""
+    return sum(
+        cell.source.count(PREDICTION)
+        for cell in nb.cells
+        if cell.cell_type == "markdown"
+    )
+
+
 def without_answer(markdown):
     """The cell after a prediction's experiment, up to the next heading or
     prediction, removed."""

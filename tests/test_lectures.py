@@ -87,14 +87,10 @@ def test_every_slide_fits_the_screen(browser, decks, notebook):  # noqa: F811
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
 def test_handout_leaves_the_thinking_to_the_student(notebook):
     import nbformat
-    from lecture_material import ANSWER_REMOVED, PREDICTION, handout
+    from lecture_material import ANSWER_REMOVED, handout, prediction_count
 
     original = nbformat.read(notebook, as_version=4)
-    predictions = sum(
-        cell.source.count(PREDICTION)
-        for cell in original.cells
-        if cell.cell_type == "markdown"
-    )
+    predictions = prediction_count(original)
     copy = handout(nbformat.read(notebook, as_version=4))
     prose = "\n".join(
         cell.source for cell in copy.cells if cell.cell_type == "markdown"
@@ -137,14 +133,9 @@ def guide_predictions():
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
 def test_teachers_guide_answers_every_prediction(notebook):
     import nbformat
-    from lecture_material import PREDICTION
+    from lecture_material import prediction_count
 
-    cells = nbformat.read(notebook, as_version=4).cells
-    prompts = sum(
-        cell.source.count(PREDICTION)
-        for cell in cells
-        if cell.cell_type == "markdown"
-    )
+    prompts = prediction_count(nbformat.read(notebook, as_version=4))
     chapter = int(notebook.stem.split("_")[0])
     listed = guide_predictions().get(chapter, 0)
     assert listed == prompts, (
