@@ -351,15 +351,33 @@ def slide_output(output):
 
 def deck(nb):
     """A notebook whose cells, with their slideshow metadata, are the slides of
-    chapter `nb`."""
+    chapter `nb`: the lectures' core and what follows it; the sections marked
+    "Going deeper" stay in the book."""
     slides = Deck()
+    deeper_level, title, lecture = None, "", 1
     for cell in nb.cells:
         if "solution" in cell.metadata.get("tags", []):
             continue
-        if cell.cell_type == "markdown":
-            slides.markdown(cell.source)
-        elif cell.cell_type == "code":
-            slides.code(cell)
+        for index, (heading, piece) in enumerate(chunks(cell)):
+            if heading:
+                level, text = heading
+                if level == 1:
+                    title = text
+                if deeper_level is not None and level <= deeper_level:
+                    deeper_level = None
+                if deeper_level is None and section_title(text).startswith(
+                    DEEPER
+                ):
+                    deeper_level = level
+                if index == 0 and NEW_LECTURE in cell.metadata.get("tags", []):
+                    lecture += 1
+                    slides.slide(f"# {title}\n\nLecture {lecture}", "slide")
+            if deeper_level is not None:
+                continue
+            if piece.cell_type == "markdown":
+                slides.markdown(piece.source)
+            elif piece.cell_type == "code":
+                slides.code(piece)
     return nbformat.v4.new_notebook(cells=slides.cells, metadata=nb.metadata)
 
 
@@ -402,3 +420,108 @@ def handout(nb):
     nb.cells = cells
     nb.metadata.pop("widgets", None)
     return nb
+
+
+# How long a lecture takes, estimated from its notebook: prose read at
+# WORDS_PER_MINUTE, visible code walked through at CODE_LINES_PER_MINUTE, and
+# fixed times for each prediction and each figure.
+WORDS_PER_MINUTE, CODE_LINES_PER_MINUTE = 150, 20
+PREDICTION_MINUTES, FIGURE_MINUTES = 2, 1
+CORE_MINUTES = 40  # a 45-minute lecture with room to spare
+DEEPER = "Going deeper"
+CORE_ENDS = "Try it"  # sections from here on are lab and homework
+NEW_LECTURE = "new-lecture"  # tag of the heading cell that starts lecture 2
+HIDDEN = {"hide-input", "remove-input", "remove-cell", "hide-cell"}
+
+
+def chunks(cell):
+    """A cell cut before each markdown heading: [(heading or None, cell)],
+    where heading is (level, text)."""
+    if cell.cell_type != "markdown":
+        return [(None, cell)]
+    parts = re.split(r"\n(?=#{1,6} )", cell.source.strip())
+    result = []
+    for part in parts:
+        match = re.match(r"(#{1,6}) (.*)", part)
+        heading = (
+            (len(match.group(1)), match.group(2).strip()) if match else None
+        )
+        piece = nbformat.v4.new_markdown_cell(part)
+        piece.metadata = cell.metadata
+        result.append((heading, piece))
+    return result
+
+
+def section_title(text):
+    """'2.6 Going deeper: the seeds' -> 'Going deeper: the seeds'."""
+    return re.sub(r"^[\d.]+\s+", "", text)
+
+
+def cell_minutes(cell):
+    if cell.cell_type == "markdown":
+        words = len(re.sub(r"[`*#$\\{}]", " ", cell.source).split())
+        predictions = cell.source.count(PREDICTION)
+        return words / WORDS_PER_MINUTE + predictions * PREDICTION_MINUTES
+    if cell.cell_type != "code":
+        return 0
+    tags = set(cell.metadata.get("tags", []))
+    figures = sum(
+        "image/png" in output.get("data", {}) for output in cell.outputs
+    )
+    lines = 0
+    if not tags & HIDDEN:
+        lines = len([line for line in cell.source.split("\n") if line.strip()])
+    return lines / CODE_LINES_PER_MINUTE + figures * FIGURE_MINUTES
+
+
+def timing(nb):
+    """(lectures, deeper minutes) of the main path of notebook `nb`: the
+    sections before "Try it". `lectures` lists the core of each lecture the
+    chapter is taught in, each a list of (section heading, minutes); the core
+    is every section except those marked "Going deeper" (and what is nested in
+    them), whose minutes make up the second value. A heading cell tagged
+    NEW_LECTURE starts the next lecture."""
+    result, current, deeper_level, deeper = [[]], None, None, 0.0
+    pieces = [
+        (index, *piece)
+        for cell in nb.cells
+        for index, piece in enumerate(chunks(cell))
+    ]
+    for index, heading, cell in pieces:
+        if heading:
+            level, text = heading
+            title = section_title(text)
+            if level == 2 and title.startswith(CORE_ENDS):
+                break
+            if deeper_level is not None and level <= deeper_level:
+                deeper_level = None
+            if title.startswith(DEEPER) and deeper_level is None:
+                deeper_level = level
+            if index == 0 and NEW_LECTURE in cell.metadata.get("tags", []):
+                result.append([])
+            if deeper_level is None and (level <= 2 or current is None):
+                current = [text, 0.0]
+                result[-1].append(current)
+        if deeper_level is None:
+            if current is not None:
+                current[1] += cell_minutes(cell)
+        else:
+            deeper += cell_minutes(cell)
+    lectures = [[tuple(section) for section in lecture] for lecture in result]
+    return lectures, deeper
+
+
+def section_number(heading):
+    """'2.6 Going deeper: x' -> '2.6'; None for unnumbered headings."""
+    match = re.match(r"(\d+\.\d+)\s", heading)
+    return match.group(1) if match else None
+
+
+def deeper_sections(nb):
+    """Headings of the sections marked "Going deeper"."""
+    return [
+        heading[1]
+        for cell in nb.cells
+        for heading, _ in chunks(cell)
+        if heading and section_title(heading[1]).startswith(DEEPER)
+    ]

@@ -142,3 +142,172 @@ def test_teachers_guide_answers_every_prediction(notebook):
         f"the chapter asks {prompts} predictions; the teacher's guide "
         f"answers {listed} (book/teaching.md, chapter {chapter})"
     )
+
+
+def chapter_number(notebook):
+    return int(notebook.stem.split("_")[0])
+
+
+def guide_chapter(number):
+    """The teacher's guide's section on chapter `number`."""
+    guide = (ROOT / "book" / "teaching.md").read_text()
+    parts = re.split(r"\n## Chapter (\d+):", guide)
+    return dict(zip(map(int, parts[1::2]), parts[2::2]))[number]
+
+
+def lesson_plans(section):
+    """Each lesson plan table of a chapter's guide section, as rows of
+    (start minute, end minute, section numbers the row covers)."""
+    plans = []
+    for block in re.split(r"\n\*\*Lesson plan", section)[1:]:
+        rows = []
+        for line in re.findall(r"^\|.*\|$", block.split("\n\n**")[0], re.M):
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            span = re.fullmatch(r"(\d+)[–-](\d+)", cells[0])
+            if not span:
+                continue  # header or separator row
+            covered = cells[1].split(":")[0] if ":" in cells[1] else ""
+            rows.append(
+                (
+                    int(span.group(1)),
+                    int(span.group(2)),
+                    re.findall(r"\b\d+\.\d+\b", covered),
+                )
+            )
+        plans.append(rows)
+    return plans
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_each_lecture_core_fits_and_the_guide_plans_it(notebook):
+    """The core of every lecture fits CORE_MINUTES by the estimate; the
+    chapter's time line says so; the guide's lesson plan names every core
+    section once, gives it at least its estimated minutes, and ends by 45."""
+    import nbformat
+    from lecture_material import CORE_MINUTES, section_number, timing
+
+    nb = nbformat.read(notebook, as_version=4)
+    lectures, deeper = timing(nb)
+    minutes = [sum(m for _, m in lecture) for lecture in lectures]
+    assert all(m <= CORE_MINUTES for m in minutes), (
+        f"lecture cores of {[round(m) for m in minutes]} minutes; at most "
+        f"{CORE_MINUTES} each"
+    )
+    time_line = re.search(r"\*\*Time:\*\*(.*?)\n\*\*", nb.cells[0].source, re.S)
+    assert time_line, "the title cell has a **Time:** line"
+    said = re.search(
+        r"about (\d+(?: \+ \d+)*) minutes for the core", time_line.group(1)
+    )
+    assert said, f"the time line names the core's minutes: {time_line[1]}"
+    said = [int(n) for n in said.group(1).split(" + ")]
+    assert len(said) == len(lectures)
+    assert all(abs(s - m) <= 5 for s, m in zip(said, minutes)), (
+        f"the time line says {said}; the estimate is "
+        f"{[round(m) for m in minutes]}"
+    )
+    if round(deeper):
+        more = re.search(r"(\d+) more for the optional", time_line.group(1))
+        assert more and abs(int(more.group(1)) - deeper) <= 5, (
+            f"the Going deeper sections take about {round(deeper)} minutes"
+        )
+    plans = lesson_plans(guide_chapter(chapter_number(notebook)))
+    assert len(plans) == len(lectures), "one lesson plan per lecture"
+    for number, (plan, lecture) in enumerate(zip(plans, lectures), 1):
+        estimate = {
+            section_number(heading): m
+            for heading, m in lecture
+            if section_number(heading)
+        }
+        named = [section for *_, sections in plan for section in sections]
+        assert sorted(named) == sorted(estimate), (
+            f"lecture {number}: the plan covers {named}; the core is "
+            f"{list(estimate)}"
+        )
+        for start, end, sections in plan:
+            needed = sum(estimate[s] for s in sections)
+            assert end - start >= round(needed) - 1, (
+                f"{start}–{end} for {sections}: about {round(needed)} min"
+            )
+        assert plan[0][0] == 0 and plan[-1][1] <= 45
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_going_deeper_sections_are_marked(notebook):
+    import nbformat
+    from lecture_material import DEEPER, chunks, section_title
+
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        for heading, piece in chunks(cell):
+            if heading and section_title(heading[1]).startswith(DEEPER):
+                body = piece.source.split("\n", 1)[1].strip()
+                assert body.startswith("*Optional"), (
+                    f"{heading[1]}: the first line says it is optional"
+                )
+
+
+EXERCISE = re.compile(
+    r"\*\*Exercise (\d+\.\d+) \((find the bug; )?(easy|medium|hard)\)\.\*\*"
+)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_exercises_are_ready_for_a_class(notebook):
+    """Every exercise names its difficulty, one at least is a broken loop to
+    fix, and every solution carries its exercise's number and a few sentences
+    of explanation before its code."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    announced = len(re.findall(r"\*\*Exercise \d", prose))
+    exercises = EXERCISE.findall(prose)
+    assert len(exercises) == announced, (
+        "write **Exercise N.M (easy|medium|hard).** or "
+        "**Exercise N.M (find the bug; medium).**"
+    )
+    assert any(bug for _, bug, _ in exercises), "a find-the-bug exercise"
+    solutions = [
+        cell.source
+        for cell in nb.cells
+        if "solution" in cell.metadata.get("tags", [])
+    ]
+    titles = [
+        re.match(r"# @title Solution (\d+\.\d+) ", s)[1] for s in solutions
+    ]
+    assert titles == [number for number, _, _ in exercises]
+    for number, source in zip(titles, solutions):
+        lines = source.split("\n")[1:]
+        comment = []
+        while lines and lines[0].startswith("#"):
+            comment.append(lines.pop(0).lstrip("# "))
+        assert len(" ".join(comment).split()) >= 15, (
+            f"solution {number} opens with a sentence or two of explanation"
+        )
+
+
+VISIBLE_LINES = 15
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_code_a_reader_can_read(notebook):
+    """A cell the reader sees is short; a cell hidden on the website (plotting,
+    widget plumbing) is a collapsed form in Colab, with a title."""
+    import nbformat
+    from lecture_material import HIDDEN
+
+    long_cells, untitled = [], []
+    for index, cell in enumerate(nbformat.read(notebook, as_version=4).cells):
+        if cell.cell_type != "code":
+            continue
+        lines = [line for line in cell.source.split("\n") if line.strip()]
+        if set(cell.metadata.get("tags", [])) & HIDDEN:
+            if lines and not re.match(
+                r'# @title .+ \{ display-mode: "form" \}', lines[0]
+            ):
+                untitled.append(index)
+        elif len(lines) > VISIBLE_LINES:
+            long_cells.append((index, len(lines)))
+    assert not untitled, f"hidden cells without a Colab form title: {untitled}"
+    assert not long_cells, (
+        f"visible cells over {VISIBLE_LINES} lines (cell, lines): {long_cells}"
+    )
