@@ -228,6 +228,16 @@ def fix_citation_roles(app, pagename, templatename, context, doctree):
         )
 
 
+def mark_going_deeper(app, doctree):
+    """Give sections whose title starts with "Going deeper" (after a section
+    number) a class, so that the stylesheet sets the optional material
+    apart."""
+    for section in doctree.findall(nodes.section):
+        title = section.next_node(nodes.title)
+        if title and re.match(r"[\d.]*\s*Going deeper", title.astext()):
+            section["classes"].append("going-deeper")
+
+
 def configure(app, config):
     config.mathjax_path = "vendor/mathjax/tex-mml-chtml.js"
     config.html_static_path.append(str(Path(__file__).parent / "static"))
@@ -250,6 +260,8 @@ def setup(app):
         "doctree-read", use_local_badge, priority=100
     )  # before Sphinx collects images
     app.connect("doctree-read", describe_figures)
+    app.connect("doctree-read", mark_going_deeper)
+    app.add_css_file("book.css")
     app.connect("html-page-context", drop_live_code_loader)
     app.connect("html-page-context", fix_citation_roles)
     app.add_js_file(
