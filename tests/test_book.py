@@ -47,3 +47,26 @@ def test_site_needs_no_third_party_server(site):
         and CDN_HOSTS.search(path.read_text(errors="ignore"))
     ]
     assert not offenders, f"these files still name a CDN host: {offenders[:10]}"
+
+
+PAGE_BUDGET = 1.5e6  # bytes: a chapter page, its figures and its frames
+
+
+@pytest.mark.parametrize(
+    "entry", [e for e in toc_entries() if e.startswith("notebooks/")]
+)
+def test_chapter_page_stays_light(site, entry):
+    """The page itself, with the figures it shows and the Try-it frames held
+    in its widget state, weighs under PAGE_BUDGET; the scripts and fonts every
+    page shares are not counted."""
+    page = site / f"{entry}.html"
+    html = page.read_text()
+    figures = {
+        (page.parent / source).resolve()
+        for source in re.findall(r'<img[^>]+src="([^"]+)"', html)
+        if not source.startswith(("data:", "http"))
+    }
+    weight = len(html.encode()) + sum(f.stat().st_size for f in figures)
+    assert weight < PAGE_BUDGET, (
+        f"{entry}: {weight / 1e6:.2f} MB with its figures"
+    )
