@@ -9,7 +9,8 @@ prose goes into the speaker notes. What goes on a slide:
 - each "Predict first" prompt, alone on its slide, before the cell that answers
   it; the answer prose after that cell becomes the notes of the result slide;
 - each code cell with something to show: its listing when it fits
-  SLIDE_CODE_LINES lines of SLIDE_CODE_COLUMNS characters and draws no figure,
+  SLIDE_CODE_LINES lines of SLIDE_CODE_COLUMNS characters, draws no figure and
+  is more than a list of imports,
   and its output (long printouts cut, the rest in the notebook); plotting,
   widget and validation code stays in the notebook;
 - lists of at most MAX_SLIDE_BULLETS short items (goals, summaries), the bold
@@ -248,8 +249,12 @@ class Deck:
         ]
         lines = cell.source.strip().split("\n")
         draws = any("image/png" in output.get("data", {}) for output in outputs)
+        only_imports = all(
+            line.startswith(("import ", "from ")) for line in lines if line
+        )
         show_listing = (
             not draws
+            and not only_imports
             and len(lines) <= SLIDE_CODE_LINES
             and bool(cell.source.strip())
             and max(map(len, lines)) <= SLIDE_CODE_COLUMNS
