@@ -4,7 +4,8 @@ from 127.0.0.1.
 Checks what a reader sees: no console errors, no failed requests, no request to
 any other host, every image loaded with alt text, math typeset, widgets drawn
 from their saved state, and no serious or critical accessibility violation
-(axe-core). Saves a screenshot of each chapter page to _build/screenshots/ for
+(axe-core). On chapter pages, the Try-it controls are moved as a reader would
+and must show the frames the notebook stored for each setting. Saves a screenshot of each chapter page to _build/screenshots/ for
 a person to look at.
 """
 
@@ -172,3 +173,127 @@ def test_page_in_a_real_browser(browser, server, entry):
     assert not problems, "\n".join(
         f"{kind}: {items[:8]}" for kind, items in problems.items()
     )
+
+
+def precomputed_widgets(notebook):
+    """The precomputed Try-it widgets of `notebook`, from its saved widget
+    state: for each, (controls, frame) where controls is a list of
+    (description, option labels, initial index) in nesting order and
+    frame(indices) is the base64 PNG stored for that combination."""
+    import nbformat
+
+    state = nbformat.read(notebook, as_version=4).metadata["widgets"][
+        "application/vnd.jupyter.widget-state+json"
+    ]["state"]
+
+    def model(reference):
+        return state[reference.removeprefix("IPY_MODEL_")]["state"]
+
+    control_of = {
+        m["state"]["target"][0].removeprefix("IPY_MODEL_"): model(
+            m["state"]["source"][0]
+        )
+        for m in state.values()
+        if m["model_name"] == "LinkModel"
+    }
+    tabs = {
+        key
+        for key, m in state.items()
+        if "precomputed-frames" in m["state"].get("_dom_classes", [])
+    }
+    nested = {
+        child.removeprefix("IPY_MODEL_")
+        for key in tabs
+        for child in state[key]["state"]["children"]
+    }
+    found = []
+    for root in sorted(tabs - nested):
+        controls, key = [], root
+        while key in tabs:
+            control = control_of[key]
+            controls.append(
+                (
+                    control["description"],
+                    control["_options_labels"],
+                    control["index"],
+                )
+            )
+            key = state[key]["state"]["children"][0].removeprefix("IPY_MODEL_")
+
+        def frame(indices, root=root):
+            key = root
+            for index in indices:
+                key = state[key]["state"]["children"][index]
+                key = key.removeprefix("IPY_MODEL_")
+            images = [
+                output["data"]["image/png"]
+                for output in state[key]["state"]["outputs"]
+                if "image/png" in output.get("data", {})
+            ]
+            return "".join(images[0].split()) if images else None
+
+        found.append((controls, frame))
+    return found
+
+
+def choose(page, container, description, labels, index):
+    """Set the control labelled `description` to option `index`, as a reader
+    would: click the button, or drag the slider with the keyboard."""
+    control = container.locator(
+        ".widget-inline-hbox, .widget-hbox, .widget-toggle-buttons",
+        has=page.locator(f".widget-label:text-is('{description}')"),
+    ).first
+    buttons = control.locator("button")
+    if buttons.count():
+        buttons.nth(index).click()
+        return
+    handle = control.locator(".noUi-handle, .ui-slider-handle").first
+    handle.focus()
+    handle.press("Home")
+    for _ in range(index):
+        handle.press("ArrowRight")
+
+
+SHOWN_FRAME = (
+    "container => Array.from(container.querySelectorAll("
+    "'.precomputed-frames img')).filter(img => img.offsetParent !== null)"
+    ".map(img => img.src.split(',')[1])"
+)
+
+
+@pytest.mark.parametrize(
+    "entry", [e for e in toc_entries() if e.startswith("notebooks/")]
+)
+def test_try_it_answers_its_controls(browser, server, entry):
+    """On the website, moving a Try-it control shows the figure the notebook
+    computed for that setting (its stored frame), with no kernel."""
+    widgets_found = precomputed_widgets(ROOT / f"{entry}.ipynb")
+    assert widgets_found, "the Try it section has precomputed frames"
+    page, seen = open_page(browser, f"{server}/{entry}.html")
+    page.wait_for_selector(".precomputed-frames", timeout=15000)
+    containers = page.locator(".widget-vbox:has(> .precomputed-frames)")
+    assert containers.count() == len(widgets_found)
+    tab_bars = page.evaluate(
+        "Array.from(document.querySelectorAll('.precomputed-frames > "
+        ".lm-TabBar, .precomputed-frames > .p-TabBar'))"
+        ".filter(bar => bar.offsetParent !== null).length"
+    )
+    wrong = [f"{tab_bars} tab bars visible"] if tab_bars else []
+    for number, (controls, frame) in enumerate(widgets_found):
+        container = containers.nth(number)
+        container.scroll_into_view_if_needed()
+        indices = [index for *_, index in controls]
+        for level, (description, labels, _) in enumerate(controls):
+            for index in range(len(labels)):
+                choose(page, container, description, labels, index)
+                indices[level] = index
+                page.wait_for_timeout(100)
+                shown = container.evaluate(SHOWN_FRAME)
+                if shown != [frame(indices)]:
+                    wrong.append(f"{description} = {labels[index]}")
+    page.wait_for_timeout(500)
+    page.close()
+    problems = [f"{kind}: {items[:4]}" for kind, items in seen.items() if items]
+    if wrong:
+        problems.append(f"figure not the stored frame for {wrong[:6]}")
+    assert not problems, "\n".join(problems)
