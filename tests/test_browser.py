@@ -5,8 +5,8 @@ Checks what a reader sees: no console errors, no failed requests, no request to
 any other host, every image loaded with alt text, math typeset, widgets drawn
 from their saved state, and no serious or critical accessibility violation
 (axe-core). On chapter pages, the Try-it controls are moved as a reader would
-and must show the frames the notebook stored for each setting. Saves a screenshot of each chapter page to _build/screenshots/ for
-a person to look at.
+and must show the frames the notebook stored for each setting. Saves a
+screenshot of each chapter page to _build/screenshots/ for a person to look at.
 """
 
 import functools
