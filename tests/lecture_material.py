@@ -40,6 +40,7 @@ SLIDE_BUDGET_PX = 560  # height for listing + output below a slide's top margin
 CODE_LINE_PX, OUTPUT_LINE_PX = 36, 30
 
 PREDICTION = "**Predict first:**"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WRITEFILE_NOTICE = re.compile(r"(Writing|Appending to|Overwriting) \S+\n?")
 ANSWER_REMOVED = (
     "*The answer to this prediction is discussed in class; it is in the book's "
@@ -350,6 +351,10 @@ def slide_output(output):
     if "image/png" in data:
         return nbformat.v4.new_output(
             "display_data", data={"image/png": data["image/png"]}
+        )
+    if WIDGET_VIEW in data:  # a Try it: its precomputed frames work here too
+        return nbformat.v4.new_output(
+            "display_data", data={WIDGET_VIEW: data[WIDGET_VIEW]}
         )
     return None
 

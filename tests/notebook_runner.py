@@ -18,6 +18,7 @@ one that reads a file of this repository fails here too.
 
 import argparse
 import datetime
+import shutil
 import statistics
 import sys
 import tempfile
@@ -264,6 +265,11 @@ def slides(paths, out="_build/html/slides"):
     )
     Path(out).mkdir(parents=True, exist_ok=True)
     vendor(SLIDES_LAYOUT, out)
+    # the widget manager of the Try-it slides calls MathJax 2's API: the same
+    # bridge to MathJax 3 as on the website
+    shutil.copy(
+        template.parent / "static" / "mathjax2-queue.js", Path(out) / "vendor"
+    )
     for path in paths:
         html, _ = exporter.from_notebook_node(
             deck(nbformat.read(path, as_version=4)),

@@ -15,7 +15,7 @@ function measure(slide, prose, output, width, height) {
   const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const el = node.parentElement;
-    if (!node.textContent.trim() || el.closest("aside.notes, mjx-container")) continue;
+    if (!node.textContent.trim() || el.closest("aside.notes, mjx-container, style, script")) continue;
     const size = parseFloat(getComputedStyle(el).fontSize);
     const floor = el.closest(".jp-OutputArea") ? output : prose;
     if (size < floor - 0.5)

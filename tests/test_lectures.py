@@ -17,8 +17,11 @@ import pytest
 from conftest import NOTEBOOKS, ROOT
 from test_browser import (  # noqa: F401 (browser is a fixture)
     CHROMIUM,
+    SHOWN_FRAME,
     browser,
+    choose,
     open_page,
+    precomputed_widgets,
     serve,
 )
 
@@ -82,6 +85,40 @@ def test_every_slide_fits_the_screen(browser, decks, notebook):  # noqa: F811
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(
         problems[:40]
     )
+
+
+@needs_chromium
+@pytest.mark.xdist_group("slides")
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_try_it_answers_on_its_slide(browser, decks, notebook):  # noqa: F811
+    """On the slides too, each Try-it control shows the stored frame of the
+    setting it is moved to (the keys move the slider, not the deck)."""
+    page, seen = open_page(
+        browser,
+        f"{decks}/{notebook.stem}.slides.html",
+        viewport={"width": WIDTH, "height": HEIGHT},
+    )
+    page.wait_for_function("window.Reveal && Reveal.isReady()")
+    page.wait_for_selector(".precomputed-frames", state="attached")
+    containers = page.locator(".widget-vbox:has(> .precomputed-frames)")
+    wrong = []
+    for number, (controls, frame) in enumerate(precomputed_widgets(notebook)):
+        container = containers.nth(number)
+        slide = container.evaluate(
+            "box => Reveal.getIndices(box.closest('section'))"
+        )
+        page.evaluate(f"Reveal.slide({slide['h']}, {slide['v']})")
+        indices = [index for *_, index in controls]
+        for level, (description, labels, _) in enumerate(controls):
+            for index in range(len(labels)):
+                choose(page, container, description, labels, index)
+                indices[level] = index
+                page.wait_for_timeout(100)
+                if container.evaluate(SHOWN_FRAME) != [frame(indices)]:
+                    wrong.append(f"{description} = {labels[index]}")
+    page.close()
+    problems = [f"{kind}: {items[:4]}" for kind, items in seen.items() if items]
+    assert not wrong and not problems, (wrong[:6], problems)
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
