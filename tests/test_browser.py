@@ -261,6 +261,20 @@ SHOWN_FRAME = (
 )
 
 
+def wrong_frames(page, container, controls, frame):
+    """Move every control of one precomputed widget through all its options;
+    the settings at which the figure shown is not the stored frame."""
+    wrong, indices = [], [index for *_, index in controls]
+    for level, (description, labels, _) in enumerate(controls):
+        for index in range(len(labels)):
+            choose(page, container, description, labels, index)
+            indices[level] = index
+            page.wait_for_timeout(100)
+            if container.evaluate(SHOWN_FRAME) != [frame(indices)]:
+                wrong.append(f"{description} = {labels[index]}")
+    return wrong
+
+
 @pytest.mark.parametrize(
     "entry", [e for e in toc_entries() if e.startswith("notebooks/")]
 )
@@ -282,15 +296,7 @@ def test_try_it_answers_its_controls(browser, server, entry):
     for number, (controls, frame) in enumerate(widgets_found):
         container = containers.nth(number)
         container.scroll_into_view_if_needed()
-        indices = [index for *_, index in controls]
-        for level, (description, labels, _) in enumerate(controls):
-            for index in range(len(labels)):
-                choose(page, container, description, labels, index)
-                indices[level] = index
-                page.wait_for_timeout(100)
-                shown = container.evaluate(SHOWN_FRAME)
-                if shown != [frame(indices)]:
-                    wrong.append(f"{description} = {labels[index]}")
+        wrong += wrong_frames(page, container, controls, frame)
     page.wait_for_timeout(500)
     page.close()
     problems = [f"{kind}: {items[:4]}" for kind, items in seen.items() if items]

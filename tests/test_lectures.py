@@ -17,12 +17,11 @@ import pytest
 from conftest import NOTEBOOKS, ROOT
 from test_browser import (  # noqa: F401 (browser is a fixture)
     CHROMIUM,
-    SHOWN_FRAME,
     browser,
-    choose,
     open_page,
     precomputed_widgets,
     serve,
+    wrong_frames,
 )
 
 needs_chromium = pytest.mark.skipif(
@@ -108,14 +107,7 @@ def test_try_it_answers_on_its_slide(browser, decks, notebook):  # noqa: F811
             "box => Reveal.getIndices(box.closest('section'))"
         )
         page.evaluate(f"Reveal.slide({slide['h']}, {slide['v']})")
-        indices = [index for *_, index in controls]
-        for level, (description, labels, _) in enumerate(controls):
-            for index in range(len(labels)):
-                choose(page, container, description, labels, index)
-                indices[level] = index
-                page.wait_for_timeout(100)
-                if container.evaluate(SHOWN_FRAME) != [frame(indices)]:
-                    wrong.append(f"{description} = {labels[index]}")
+        wrong += wrong_frames(page, container, controls, frame)
     page.close()
     problems = [f"{kind}: {items[:4]}" for kind, items in seen.items() if items]
     assert not wrong and not problems, (wrong[:6], problems)
