@@ -1,20 +1,23 @@
 """Lecture slides and student handouts made from the chapter notebooks.
 
 Slides are for projecting: a slide carries one idea (a heading, a prediction, a
-short listing, a result or a figure) in type a room can read, and the chapter's
-prose goes into the speaker notes. What goes on a slide:
+listing and its result, a figure, a table) in type a room can read, and the
+chapter's prose goes into the speaker notes. What goes on a slide:
 
-- the chapter title with its one-sentence promise, and the learning goals;
+- the chapter title with its one-sentence promise, the short answer, and the
+  learning goals;
 - each section heading; its prose becomes the notes of that slide;
 - each "Predict first" prompt, alone on its slide, before the cell that answers
   it; the answer prose after that cell becomes the notes of the result slide;
-- each code cell with something to show: its listing when it fits
-  SLIDE_CODE_LINES lines of SLIDE_CODE_COLUMNS characters, draws no figure and
-  is more than a list of imports,
-  and its output (long printouts cut, the rest in the notebook); plotting,
-  widget and validation code stays in the notebook;
-- lists of at most MAX_SLIDE_BULLETS short items (goals, summaries), the bold
-  lead of each common mistake, and each exercise prompt; solutions stay out.
+- the code being taught: every visible code cell of a section (not the setup
+  before the first section, not a listing that only imports), split over
+  consecutive slides of at most SLIDE_CODE_LINES lines, with its output (long
+  printouts cut, the rest in the notebook); folded cells (checks, plots,
+  widget plumbing) show their figure or printout but not their code, and a
+  fully folded check shows nothing;
+- lists (goals, summaries) with whole items, a few to a slide, the bold lead of
+  each common mistake, tables a few rows to a slide, and each exercise prompt
+  with its code; solutions stay out.
 
 Handouts are notebooks to hand out before a class: outputs cleared, solutions
 replaced by an empty cell, the prose that answers each prediction removed, and
@@ -30,16 +33,18 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
-SLIDE_CODE_LINES, SLIDE_CODE_COLUMNS = 12, 60
+SLIDE_CODE_LINES, SLIDE_CODE_COLUMNS = 16, 80
 OUTPUT_COLUMNS, OUTPUT_LINES = (
     88,
     11,
 )  # what the output type size leaves room for on one slide
 MAX_SLIDE_BULLETS, MAX_BULLET_CHARS, MAX_LIST_CHARS = 6, 200, 700
+TABLE_ROWS = 3  # body rows of a table per slide
 SLIDE_BUDGET_PX = 560  # height for listing + output below a slide's top margin
-CODE_LINE_PX, OUTPUT_LINE_PX = 36, 30
+CODE_LINE_PX, OUTPUT_LINE_PX = 30, 30
 
 PREDICTION = "**Predict first:**"
+SHORT_ANSWER = "**The short answer.**"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WRITEFILE_NOTICE = re.compile(r"(Writing|Appending to|Overwriting) \S+\n?")
 ANSWER_REMOVED = (
@@ -140,15 +145,28 @@ def fits_slide_as_list(block):
     )
 
 
-def headline(item):
-    """A list item shortened for a slide: its bold lead, or else its first
-    sentence."""
-    marker, text = re.match(r"(- |\* |\d+\. )(.*)", item, re.S).groups()
-    lead = (
-        bold_lead(text)
-        or re.split(r"(?<=[.:;])\s", text.replace("\n", " "), maxsplit=1)[0]
-    )
-    return f"{marker}{lead}"
+def item_groups(items, most=4):
+    """Whole list items, grouped for slides: at most `most` items and about
+    MAX_LIST_CHARS characters a slide (a longer item stands alone)."""
+    groups = [[]]
+    for item in items:
+        group = groups[-1]
+        if group and (
+            len(group) == most or len("".join(group) + item) > MAX_LIST_CHARS
+        ):
+            groups.append([])
+        groups[-1].append(item)
+    return [group for group in groups if group]
+
+
+def table_slides(block):
+    """A markdown table cut into tables of TABLE_ROWS body rows, each with the
+    header."""
+    header, separator, *rows = block.strip().split("\n")
+    return [
+        "\n".join([header, separator, *rows[start : start + TABLE_ROWS]])
+        for start in range(0, len(rows), TABLE_ROWS)
+    ]
 
 
 def bold_lead(block):
@@ -162,6 +180,7 @@ class Deck:
     def __init__(self):
         self.cells = []
         self.section = ""
+        self.top_section = ""  # the level-2 section the slides belong to
 
     def add(self, cell, slide_type):
         cell.metadata["slideshow"] = {"slide_type": slide_type}
@@ -196,13 +215,19 @@ class Deck:
             elif block.startswith("#"):
                 flush_bullets()
                 self.section = block.lstrip("#").strip()
+                if block.startswith("## "):
+                    self.top_section = self.section
                 if (
                     self.section != "References"
                 ):  # the book lists them; a slide would be a wall
                     self.slide("## " + self.section, "slide")
-            elif block.startswith(PREDICTION):
+            elif block.startswith((PREDICTION, SHORT_ANSWER)):
                 flush_bullets()
                 self.slide(f"### {self.section}\n\n{block}")
+            elif block.startswith("|"):
+                flush_bullets()
+                for table in table_slides(block):
+                    self.slide(f"### {self.section}\n\n{table}")
             elif block.startswith("**Exercise"):
                 flush_bullets()
                 self.slide(block)
@@ -213,15 +238,8 @@ class Deck:
                 self.notes(block)
             elif is_list(block) and not fits_slide_as_list(block):
                 flush_bullets()
-                leads = [headline(item) for item in list_items(block)]
-                for start in range(
-                    0, len(leads), 4
-                ):  # four shortened items per slide
-                    self.slide(
-                        f"### {self.section}\n\n"
-                        + "\n".join(leads[start : start + 4])
-                    )
-                self.notes(block)
+                for group in item_groups(list_items(block)):
+                    self.slide(f"### {self.section}\n\n" + "\n".join(group))
             elif is_list(block):
                 flush_bullets()
                 if self.cells[-1].source == "## " + self.section:
@@ -243,20 +261,21 @@ class Deck:
         flush_bullets()
 
     def code(self, cell):
+        tags = set(cell.metadata.get("tags", []))
+        if tags & {"hide-cell", "remove-cell"}:
+            return  # a folded check: the book has it, the lecture does not
         outputs = [
             shown
             for output in merged_streams(cell.outputs)
             if (shown := slide_output(output))
         ]
         lines = cell.source.strip().split("\n")
-        draws = any("image/png" in output.get("data", {}) for output in outputs)
         only_imports = all(
             line.startswith(("import ", "from ")) for line in lines if line
         )
         show_listing = (
-            not draws
+            not tags & HIDDEN
             and not only_imports
-            and len(lines) <= SLIDE_CODE_LINES
             and bool(cell.source.strip())
             and max(map(len, lines)) <= SLIDE_CODE_COLUMNS
         )
@@ -273,15 +292,18 @@ class Deck:
             else:
                 pages[-1].append(output)
         if show_listing:
-            listing_px = len(lines) * CODE_LINE_PX
+            parts = listing_parts(lines)
+            for part in parts[:-1]:
+                self.result(part, [])
+            listing_px = (parts[-1].count("\n") + 1) * CODE_LINE_PX
             if (
                 pages
                 and listing_px + sum(map(output_height, pages[0]))
                 <= SLIDE_BUDGET_PX
             ):
-                self.result(cell.source, pages.pop(0))
+                self.result(parts[-1], pages.pop(0))
             else:
-                self.result(cell.source, [])
+                self.result(parts[-1], [])
         for page in pages:
             self.result("", page)
 
@@ -290,9 +312,30 @@ class Deck:
         below it."""
         shown = nbformat.v4.new_code_cell(source)
         shown.metadata["tags"] = [] if source else ["remove_input"]
+        shown.metadata["section"] = self.top_section
         shown.outputs = outputs
         self.slide(f"### {self.section}")
         self.add(shown, "-")
+
+
+def listing_parts(lines):
+    """A listing cut into parts of at most SLIDE_CODE_LINES lines, each cut at
+    the last blank line that keeps a part within the limit (or at the limit
+    when there is none)."""
+    parts = []
+    while len(lines) > SLIDE_CODE_LINES:
+        blank = [
+            index
+            for index in range(1, SLIDE_CODE_LINES + 1)
+            if not lines[index].strip()
+        ]
+        cut = blank[-1] if blank else SLIDE_CODE_LINES
+        parts.append("\n".join(lines[:cut]).strip("\n"))
+        lines = lines[cut:]
+        while lines and not lines[0].strip():
+            lines = lines[1:]
+    parts.append("\n".join(lines).strip("\n"))
+    return parts
 
 
 def output_height(output):
@@ -365,6 +408,7 @@ def deck(nb):
     "Going deeper" stay in the book."""
     slides = Deck()
     deeper_level, title, lecture = None, "", 1
+    sections_started = False  # the setup cells before section N.1 stay out
     for cell in nb.cells:
         if "solution" in cell.metadata.get("tags", []):
             continue
@@ -373,6 +417,9 @@ def deck(nb):
                 level, text = heading
                 if level == 1:
                     title = text
+                sections_started = sections_started or bool(
+                    section_number(text)
+                )
                 if deeper_level is not None and level <= deeper_level:
                     deeper_level = None
                 if deeper_level is None and section_title(text).startswith(
@@ -386,7 +433,7 @@ def deck(nb):
                 continue
             if piece.cell_type == "markdown":
                 slides.markdown(piece.source)
-            elif piece.cell_type == "code":
+            elif piece.cell_type == "code" and sections_started:
                 slides.code(piece)
     return nbformat.v4.new_notebook(cells=slides.cells, metadata=nb.metadata)
 

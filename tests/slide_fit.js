@@ -17,7 +17,7 @@ function measure(slide, prose, output, width, height) {
     const el = node.parentElement;
     if (!node.textContent.trim() || el.closest("aside.notes, mjx-container, style, script")) continue;
     const size = parseFloat(getComputedStyle(el).fontSize);
-    const floor = el.closest(".jp-OutputArea") ? output : prose;
+    const floor = el.closest(".jp-OutputArea, .jp-InputArea") ? output : prose;
     if (size < floor - 0.5)
       problems.push(`${size} px text: ${node.textContent.trim().slice(0, 40)}`);
   }

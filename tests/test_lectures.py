@@ -7,7 +7,9 @@ enough to read from the back of a room: prose at least PROSE_PX, printouts at
 least OUTPUT_PX. With SLIDE_SCREENSHOTS=1 in the environment, screenshots of
 every slide go to _build/screenshots/slides/ for a person to look at. A handout
 passes when it gives away no answer, solution or output and shows no raw MyST
-role.
+role. A deck passes when a lecturer can teach from it: every core section that
+has code in the book has code on a slide, and about a third of the content
+slides or more show code.
 """
 
 import os
@@ -143,6 +145,106 @@ def test_handout_leaves_the_thinking_to_the_student(notebook):
     assert not any(
         cell.source in {c.source for c in code} for cell in solutions
     ), "a solution is left"
+
+
+def answering_cells(nb):
+    """The first code cell after each markdown cell that asks a prediction."""
+    from lecture_material import PREDICTION
+
+    cells, pending = [], False
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            pending = pending or PREDICTION in cell.source
+        elif pending:
+            cells.append(cell)
+            pending = False
+    return cells
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_predictions_keep_their_answer_folded(notebook):
+    """The output that answers a prediction is folded on the website ("Show
+    the answer"), and the code a student sees before it, in the handout and on
+    the slide, states no answer in an assert."""
+    import nbformat
+    from lecture_material import prediction_count
+
+    nb = nbformat.read(notebook, as_version=4)
+    cells = answering_cells(nb)
+    assert len(cells) == prediction_count(nb)
+    for cell in cells:
+        first = cell.source.strip().split("\n")[0]
+        assert "hide-output" in cell.metadata.get("tags", []), (
+            f"the answer of the cell starting {first!r} is not folded"
+        )
+        assert not re.search(r"^\s*assert\b", cell.source, re.M), (
+            f"the cell starting {first!r} asserts its answer in view"
+        )
+
+
+def core_sections_with_code(nb):
+    """Level-2 sections of the lectures' core that show code in the book."""
+    from lecture_material import (
+        CORE_ENDS,
+        DEEPER,
+        HIDDEN,
+        chunks,
+        section_number,
+        section_title,
+    )
+
+    found, section, deeper_level = set(), None, None
+    for cell in nb.cells:
+        for heading, piece in chunks(cell):
+            if heading:
+                level, text = heading
+                if level == 2 and section_title(text).startswith(CORE_ENDS):
+                    return found
+                if deeper_level is not None and level <= deeper_level:
+                    deeper_level = None
+                if section_title(text).startswith(DEEPER) and not deeper_level:
+                    deeper_level = level
+                if level == 2:
+                    section = text if section_number(text) else None
+            lines = piece.source.strip().split("\n")
+            if (
+                piece.cell_type == "code"
+                and section
+                and deeper_level is None
+                and not set(piece.metadata.get("tags", [])) & HIDDEN
+                and not all(
+                    line.startswith(("import ", "from ")) for line in lines
+                )
+            ):
+                found.add(section)
+    return found
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_slides_show_the_code_being_taught(notebook):
+    import nbformat
+    from lecture_material import deck
+
+    nb = nbformat.read(notebook, as_version=4)
+    slides = deck(nb).cells
+    content = [
+        index
+        for index, cell in enumerate(slides)
+        if cell.metadata["slideshow"]["slide_type"] == "subslide"
+    ]
+    with_code = [
+        index
+        for index in content
+        if index + 1 < len(slides)
+        and slides[index + 1].cell_type == "code"
+        and slides[index + 1].source.strip()
+    ]
+    shown = {slides[index + 1].metadata["section"] for index in with_code}
+    missing = core_sections_with_code(nb) - shown
+    assert not missing, f"core sections without a code slide: {missing}"
+    assert len(with_code) >= 0.3 * len(content), (
+        f"{len(with_code)} of {len(content)} content slides show code"
+    )
 
 
 def guide_predictions():

@@ -238,6 +238,30 @@ def mark_going_deeper(app, doctree):
             section["classes"].append("going-deeper")
 
 
+FORM_TITLE = re.compile(r"#\s*@title\s+(.*?)\s*(\{[^}]*\})?\s*$")
+
+
+def label_folds(app, doctree):
+    """Put on each fold bar what the fold holds: a hidden cell's Colab form
+    title ("Check: ...", "Figure: ...", "Solution 4.1"), and "Show the answer"
+    on the folded output that answers a prediction."""
+    for cell in doctree.findall(nodes.container):
+        mode = cell.get("hide_mode")
+        if cell.get("nb_element") != "cell_code" or not mode:
+            continue
+        if mode == "output":
+            cell["prompt_show"], cell["prompt_hide"] = (
+                "Show the answer",
+                "Hide the answer",
+            )
+            continue
+        source = cell.next_node(nodes.literal_block)
+        first = source.astext().split("\n", 1)[0] if source else ""
+        title = FORM_TITLE.match(first)
+        if title:
+            cell["prompt_show"] = cell["prompt_hide"] = title.group(1)
+
+
 def configure(app, config):
     config.mathjax_path = "vendor/mathjax/tex-mml-chtml.js"
     config.html_static_path.append(str(Path(__file__).parent / "static"))
@@ -261,6 +285,7 @@ def setup(app):
     )  # before Sphinx collects images
     app.connect("doctree-read", describe_figures)
     app.connect("doctree-read", mark_going_deeper)
+    app.connect("doctree-read", label_folds)
     app.add_css_file("book.css")
     app.connect("html-page-context", drop_live_code_loader)
     app.connect("html-page-context", fix_citation_roles)
