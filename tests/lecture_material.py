@@ -39,7 +39,7 @@ OUTPUT_COLUMNS, OUTPUT_LINES = (
     11,
 )  # what the output type size leaves room for on one slide
 MAX_SLIDE_BULLETS, MAX_BULLET_CHARS, MAX_LIST_CHARS = 6, 200, 700
-TABLE_ROWS = 3  # body rows of a table per slide
+TABLE_ROWS = 2  # body rows of a table per slide
 SLIDE_BUDGET_PX = 560  # height for listing + output below a slide's top margin
 CODE_LINE_PX, OUTPUT_LINE_PX = 30, 30
 

@@ -1,4 +1,5 @@
-"""Chapter 7's torchrun launcher, from the notebook itself, on two failing jobs.
+"""Chapter 7's torchrun launcher, from the notebook itself, on two failing jobs
+(chapter 9 carries an identical copy: test_notebooks.py checks it).
 
 - A rank that raises: the report quotes that rank's own error line (not
   torchrun's ChildFailedError), the job ends within seconds of the raise, and

@@ -194,3 +194,24 @@ def test_fresh_run_reproduces_stored_outputs(path, profile, tmp_path):
         f"offline={OFFLINE}):\n"
         f"{result.stdout[-6000:]}\n{result.stderr[-2000:]}"
     )
+
+
+# Code that several notebooks carry, each its own copy (a notebook imports
+# nothing from this repository): the copies must not drift apart. The launcher
+# is exercised by test_launcher.py through chapter 7's copy.
+SHARED_CELLS = ["def precomputed(", "def explain_failure(", "class TorchrunJob"]
+
+
+@pytest.mark.parametrize("marker", SHARED_CELLS)
+def test_shared_cells_are_identical_copies(marker):
+    copies = {
+        path.stem: cell.source
+        for path in NOTEBOOKS
+        for cell in code_cells(nbformat.read(path, as_version=4))
+        if marker in cell.source
+    }
+    assert copies, f"no notebook has a cell with {marker!r}"
+    assert len(set(copies.values())) == 1, (
+        f"the copies of the cell with {marker!r} differ between "
+        f"{sorted(copies)}: copy one notebook's cell into the others"
+    )
