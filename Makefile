@@ -35,27 +35,27 @@ _venv:
 
 book: install
 	$(BIN)/jupyter-book build . -W -n --keep-going
-	$(BIN)/python tests/notebook_runner.py slides $(NOTEBOOKS)
+	$(BIN)/python book/_ext/notebook_runner.py slides $(NOTEBOOKS)
 	@echo "Open file://$(CURDIR)/_build/html/index.html"
 
 # Lecture slides (reveal.js, no network needed) into _build/html/slides/, linked from the teacher's guide.
 slides: install
-	$(BIN)/python tests/notebook_runner.py slides $(NOTEBOOKS)
+	$(BIN)/python book/_ext/notebook_runner.py slides $(NOTEBOOKS)
 
 # Handouts for students: solutions removed, outputs cleared, in _build/student/.
 student: install
-	$(BIN)/python tests/notebook_runner.py student $(NOTEBOOKS)
+	$(BIN)/python book/_ext/notebook_runner.py student $(NOTEBOOKS)
 
 test: install
 	$(BIN)/python -m pytest tests -n $(PYTEST_WORKERS) --dist loadgroup
 
 # Re-run notebooks in place from a fresh kernel, saving widget state (how notebooks are committed).
 execute: install
-	$(BIN)/python tests/notebook_runner.py execute $(NB)
+	$(BIN)/python book/_ext/notebook_runner.py execute $(NB)
 
 # Run every notebook from a fresh kernel and print the time budget table (not part of make test).
 bench: install
-	$(BIN)/python tests/notebook_runner.py bench $(NOTEBOOKS)
+	$(BIN)/python book/_ext/notebook_runner.py bench $(NOTEBOOKS)
 
 # On a machine with a GPU: every notebook runs on CUDA; asserts must hold (outputs are not compared).
 # Format and lint-fix the notebooks and Python files (ruff.toml); make test checks the result.
@@ -64,7 +64,7 @@ format: install
 	$(BIN)/ruff check --fix .
 
 gpu-check: install
-	$(BIN)/python tests/notebook_runner.py gpu-check $(NOTEBOOKS)
+	$(BIN)/python book/_ext/notebook_runner.py gpu-check $(NOTEBOOKS)
 
 lab: install
 	$(BIN)/python -m pip install --quiet jupyterlab

@@ -8,6 +8,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+# the build tools (notebook runner, lecture material) live beside the Sphinx
+# extension
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 

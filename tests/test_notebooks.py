@@ -197,13 +197,22 @@ def test_fresh_run_reproduces_stored_outputs(path, profile, tmp_path):
 
 
 # Code that several notebooks carry, each its own copy (a notebook imports
-# nothing from this repository): the copies must not drift apart. The launcher
-# is exercised by test_launcher.py through chapter 7's copy.
-SHARED_CELLS = ["def precomputed(", "def explain_failure(", "class TorchrunJob"]
+# nothing from this repository): every copy is the reference copy in
+# book/_ext/shared_cells/. The launcher is exercised by test_launcher.py.
+SHARED_CELLS = {
+    "def precomputed(": "precomputed.py",
+    "def explain_failure(": "launcher_explain_failure.py",
+    "class TorchrunJob": "launcher_torchrun_job.py",
+}
 
 
 @pytest.mark.parametrize("marker", SHARED_CELLS)
-def test_shared_cells_are_identical_copies(marker):
+def test_shared_cells_are_the_reference_copy(marker):
+    from notebook_runner import HERE
+
+    reference = (
+        (HERE / "shared_cells" / SHARED_CELLS[marker]).read_text().rstrip("\n")
+    )
     copies = {
         path.stem: cell.source
         for path in NOTEBOOKS
@@ -211,7 +220,12 @@ def test_shared_cells_are_identical_copies(marker):
         if marker in cell.source
     }
     assert copies, f"no notebook has a cell with {marker!r}"
-    assert len(set(copies.values())) == 1, (
-        f"the copies of the cell with {marker!r} differ between "
-        f"{sorted(copies)}: copy one notebook's cell into the others"
+    stale = sorted(
+        name for name, source in copies.items() if source != reference
+    )
+    assert not stale, (
+        f"the cell with {marker!r} in {stale} is not the reference copy "
+        f"book/_ext/shared_cells/{SHARED_CELLS[marker]}: run "
+        "`python book/_ext/notebook_runner.py shared notebooks/*.ipynb`, "
+        "then `make execute`"
     )

@@ -2,15 +2,17 @@
 and benchmarked.
 
     # re-run in place, keep widget state
-    python tests/notebook_runner.py execute notebooks/01_*.ipynb
+    python book/_ext/notebook_runner.py execute notebooks/01_*.ipynb
     # time budget table, no notebook written
-    python tests/notebook_runner.py bench notebooks/*.ipynb
+    python book/_ext/notebook_runner.py bench notebooks/*.ipynb
     # run every notebook on CUDA, asserts only
-    python tests/notebook_runner.py gpu-check notebooks/*.ipynb
+    python book/_ext/notebook_runner.py gpu-check notebooks/*.ipynb
     # handouts without solutions
-    python tests/notebook_runner.py student notebooks/*.ipynb
+    python book/_ext/notebook_runner.py student notebooks/*.ipynb
     # reveal.js slides, no CDN
-    python tests/notebook_runner.py slides notebooks/*.ipynb
+    python book/_ext/notebook_runner.py slides notebooks/*.ipynb
+    # copy the reference cells of shared_cells/ into every notebook using one
+    python book/_ext/notebook_runner.py shared notebooks/*.ipynb
 
 Each notebook runs alone in an empty temporary folder, as it would in Colab, so
 one that reads a file of this repository fails here too.
@@ -33,6 +35,7 @@ from nbclient import NotebookClient
 BUDGET_SECONDS = 20.0
 CELL_BUDGET_SECONDS = 5.0
 FLOOR_REPEATS = 5  # warm kernel starts whose median is the floor of make bench
+HERE = Path(__file__).resolve().parent
 PEAK_RSS_CELL = (
     "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 )
@@ -232,19 +235,10 @@ def slides(paths, out="_build/html/slides"):
     served from out/vendor."""
     from lecture_material import deck
     from nbconvert import SlidesExporter
+    from offline_site import SLIDES_LAYOUT, vendor
     from traitlets.config import Config
 
-    sys.path.insert(
-        0, str(Path(__file__).resolve().parent.parent / "book" / "_ext")
-    )
-    from offline_site import SLIDES_LAYOUT, vendor
-
-    template = (
-        Path(__file__).resolve().parent.parent
-        / "book"
-        / "_ext"
-        / "slides_template"
-    )
+    template = HERE / "slides_template"
     config = Config()
     config.TagRemovePreprocessor.enabled = True
     config.TagRemovePreprocessor.remove_input_tags = {"remove_input"}
@@ -280,6 +274,37 @@ def slides(paths, out="_build/html/slides"):
     return 0
 
 
+def shared_cells():
+    """{first line: source} of the cells several notebooks carry, each its own
+    copy (a notebook imports nothing from this repository): the reference
+    copies in shared_cells/, one file a cell."""
+    return {
+        source.split("\n", 1)[0]: source
+        for source in (
+            path.read_text().rstrip("\n")
+            for path in sorted((HERE / "shared_cells").glob("*.py"))
+        )
+    }
+
+
+def share(paths):
+    """Replace each notebook cell whose first line is a reference cell's
+    title with the reference copy (then `make execute` the notebooks)."""
+    references = shared_cells()
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        changed = 0
+        for cell in nb.cells:
+            first = cell.source.split("\n", 1)[0]
+            if cell.cell_type == "code" and first in references:
+                changed += cell.source != references[first]
+                cell.source = references[first]
+        if changed:
+            nbformat.write(nb, path)
+            print(f"{path}: {changed} shared cell(s) updated")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__,
@@ -287,7 +312,14 @@ def main():
     )
     parser.add_argument(
         "command",
-        choices=["execute", "bench", "gpu-check", "student", "slides"],
+        choices=[
+            "execute",
+            "bench",
+            "gpu-check",
+            "student",
+            "slides",
+            "shared",
+        ],
     )
     parser.add_argument("notebooks", nargs="+")
     args = parser.parse_args()
@@ -299,6 +331,7 @@ def main():
         "gpu-check": gpu_check,
         "student": student,
         "slides": slides,
+        "shared": share,
     }
     return commands[args.command](args.notebooks)
 

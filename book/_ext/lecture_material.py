@@ -32,7 +32,7 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SLIDE_CODE_LINES, SLIDE_CODE_COLUMNS = 16, 80
 OUTPUT_COLUMNS, OUTPUT_LINES = (
     88,
