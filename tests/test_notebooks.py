@@ -3,6 +3,7 @@ reproducing its stored outputs."""
 
 import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -229,3 +230,44 @@ def test_shared_cells_are_the_reference_copy(marker):
         "`python book/_ext/notebook_runner.py shared notebooks/*.ipynb`, "
         "then `make execute`"
     )
+
+
+EXCERPT = re.compile(r"```python\n# from (\S+)\n(.*?)```", re.S)
+
+
+def written_files(nb):
+    """{file name: text} of the files the notebook writes with %%writefile
+    (-a appends), in cell order."""
+    files = {}
+    for cell in code_cells(nb):
+        first, _, body = cell.source.partition("\n")
+        words = first.split()
+        if words and words[0] == "%%writefile":
+            name = words[-1]
+            files[name] = (files.get(name, "") if "-a" in words else "") + body
+    return files
+
+
+@by_notebook
+def test_excerpts_are_copied_from_the_script(path):
+    """A listing in prose that starts with `# from <file>` shows lines of a
+    script the notebook writes: each run of lines between `...` lines is in
+    that file as written, so the listing beside a result cannot drift from
+    the code that produced it."""
+    nb = nbformat.read(path, as_version=4)
+    files = written_files(nb)
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        for name, listing in EXCERPT.findall(cell.source):
+            assert name in files, (
+                f"an excerpt says it is from {name}, which the notebook "
+                f"does not write (it writes {sorted(files)})"
+            )
+            runs = re.split(r"\n\s*\.\.\.\s*\n", "\n" + listing)
+            for run in runs:
+                run = run.strip("\n")
+                assert run and run in files[name], (
+                    f"these lines of an excerpt are not in {name} as "
+                    f"written:\n{run}"
+                )
