@@ -21,6 +21,7 @@ COLAB_STACK = {
     "ipywidgets",
     "sklearn",
     "IPython",
+    "PIL",  # Pillow, which matplotlib needs
 }
 ALLOWED_IMPORTS = COLAB_STACK | set(sys.stdlib_module_names)
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"

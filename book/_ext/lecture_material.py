@@ -492,11 +492,18 @@ HIDDEN = {"hide-input", "remove-input", "remove-cell", "hide-cell"}
 
 
 def chunks(cell):
-    """A cell cut before each markdown heading: [(heading or None, cell)],
-    where heading is (level, text)."""
+    """A cell cut before each markdown heading (not a `#` line inside a code
+    fence): [(heading or None, cell)], where heading is (level, text)."""
     if cell.cell_type != "markdown":
         return [(None, cell)]
-    parts = re.split(r"\n(?=#{1,6} )", cell.source.strip())
+    parts, fenced = [[]], False
+    for line in cell.source.strip().split("\n"):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(r"#{1,6} ", line) and parts[-1]:
+            parts.append([])
+        parts[-1].append(line)
+    parts = ["\n".join(part) for part in parts]
     result = []
     for part in parts:
         match = re.match(r"(#{1,6}) (.*)", part)

@@ -235,7 +235,7 @@ def slides(paths, out="_build/html/slides"):
     served from out/vendor."""
     from lecture_material import deck
     from nbconvert import SlidesExporter
-    from offline_site import SLIDES_LAYOUT, vendor
+    from offline_site import MATHJAX, SLIDES_LAYOUT, vendor
     from traitlets.config import Config
 
     template = HERE / "slides_template"
@@ -253,7 +253,7 @@ def slides(paths, out="_build/html/slides"):
         reveal_width="1280",
         reveal_height="720",
         require_js_url="vendor/require.js",
-        mathjax_url="vendor/mathjax/tex-mml-chtml.js",
+        mathjax_url=f"vendor/mathjax/{MATHJAX}",
         widget_renderer_url="vendor/embed-amd.js",
         font_awesome_url="",
     )
@@ -261,9 +261,7 @@ def slides(paths, out="_build/html/slides"):
     vendor(SLIDES_LAYOUT, out)
     # the widget manager of the Try-it slides calls MathJax 2's API: the same
     # bridge to MathJax 3 as on the website
-    shutil.copy(
-        template.parent / "static" / "mathjax2-queue.js", Path(out) / "vendor"
-    )
+    shutil.copy(template / "mathjax2-queue.js", Path(out) / "vendor")
     for path in paths:
         html, _ = exporter.from_notebook_node(
             deck(nbformat.read(path, as_version=4)),

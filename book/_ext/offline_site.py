@@ -13,7 +13,7 @@ The packages come from the npm registry as tarballs, checked against their
 published sha512 integrity, and are cached in ~/.cache/gradient-mechanics/npm.
 Sources and licences (asset: npm package, licence):
 
-- MathJax 3 (`tex-mml-chtml.js` and its woff-v2 fonts): mathjax 3.2.2,
+- MathJax 3 (`tex-chtml.js` and its woff-v2 fonts): mathjax 3.2.2,
   Apache-2.0
 - RequireJS (`require.js`): requirejs 2.3.8, MIT
 - Jupyter widget manager (`embed-amd.js`, icon fonts):
@@ -24,10 +24,13 @@ Sources and licences (asset: npm package, licence):
 import base64
 import datetime
 import fnmatch
+import gzip
 import hashlib
 import io
+import json
 import os
 import re
+import struct
 import tarfile
 import urllib.request
 from importlib.metadata import version
@@ -72,36 +75,47 @@ PACKAGES = {
 }
 
 
-def layout(vendor, widget_pages):
-    """{package: {file pattern in the package: folder of the output}} for pages
-    that load from `vendor`.
+MATHJAX = "tex-chtml.js"  # the slides' MathJax, in one file
+# The website's MathJax, in parts: TeX input, HTML output and its font, and
+# the hidden MathML that screen readers read; not the 430 kB context menu.
+MATHJAX_PARTS = ["input/tex", "output/chtml", "a11y/assistive-mml"]
+SITE_MATHJAX = {
+    f"es5/{part}": f"_static/vendor/mathjax/{part.rpartition('/')[0]}".rstrip(
+        "/"
+    )
+    for part in [
+        "startup.js",
+        "core.js",
+        "input/tex.js",
+        "input/tex/extensions/*",
+        "output/chtml.js",
+        "output/chtml/fonts/tex.js",
+        "output/chtml/fonts/woff-v2/*",
+        "a11y/assistive-mml.js",
+    ]
+}
 
-    The widget manager loads its icon fonts from
-    "@jupyter-widgets/html-manager/dist/" next to the page that shows a widget,
-    so those go beside the pages (`widget_pages`).
-    """
+
+def mathjax(vendor):
     return {
-        "mathjax": {
-            "es5/tex-mml-chtml.js": f"{vendor}/mathjax",
-            "es5/output/chtml/fonts/woff-v2/*": (
-                f"{vendor}/mathjax/output/chtml/fonts/woff-v2"
-            ),
-        },
-        "requirejs": {"require.js": vendor},
-        "@jupyter-widgets/html-manager": {
-            "dist/embed-amd.js": vendor,
-            "dist/*.woff*": (
-                f"{widget_pages}/@jupyter-widgets/html-manager/dist"
-            ),
-        },
+        f"es5/{MATHJAX}": f"{vendor}/mathjax",
+        "es5/output/chtml/fonts/woff-v2/*": (
+            f"{vendor}/mathjax/output/chtml/fonts/woff-v2"
+        ),
     }
 
 
-SITE_LAYOUT = layout(
-    "_static/vendor", "notebooks"
-)  # every page with a widget is a chapter in notebooks/
+# The website draws its Try-it figures with try-it.js; only the slides load
+# the Jupyter widget manager (it loads its icon fonts from
+# "@jupyter-widgets/html-manager/dist/" beside the page).
+SITE_LAYOUT = {"mathjax": SITE_MATHJAX}
 SLIDES_LAYOUT = {
-    **layout("vendor", "."),
+    "mathjax": mathjax("vendor"),
+    "requirejs": {"require.js": "vendor"},
+    "@jupyter-widgets/html-manager": {
+        "dist/embed-amd.js": "vendor",
+        "dist/*.woff*": "@jupyter-widgets/html-manager/dist",
+    },
     "reveal.js": {
         "dist/*": "vendor/reveal.js/dist",
         "plugin/notes/*": "vendor/reveal.js/plugin/notes",
@@ -164,9 +178,12 @@ def vendor(files_by_package, outdir):
                 destination.write_bytes(content)
 
 
-def copy_vendored_assets(app, exception):
+def finish_site(app, exception):
     if exception is None and app.builder.format == "html":
         vendor(SITE_LAYOUT, app.outdir)
+        lighten_pages(app.outdir)
+        trim_styles(app.outdir)
+        precompress(app.outdir)
 
 
 def use_local_badge(app, doctree):
@@ -256,20 +273,364 @@ def label_folds(app, doctree):
             )
             continue
         source = cell.next_node(nodes.literal_block)
-        first = source.astext().split("\n", 1)[0] if source else ""
+        lines = source.astext().split("\n", 2) if source else [""]
+        # a cell magic (%%writefile) comes first, its title on the next line
+        first = (
+            lines[1] if lines[0].startswith("%%") and lines[1:] else lines[0]
+        )
         title = FORM_TITLE.match(first)
         if title:
             cell["prompt_show"] = cell["prompt_hide"] = title.group(1)
 
 
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = re.compile(
+    r'<script type="application/vnd\.jupyter\.widget-view\+json">'
+    r"(.*?)</script>",
+    re.S,
+)
+FRAMES = "_images/try-it"
+
+
+def precomputed_frames(models, view_id):
+    """The controls and frames of one Try-it widget (the notebook's
+    `precomputed`), read from the saved widget state: a VBox of controls and
+    nested Tabs, each Tab linked to the control that picks its child, the
+    innermost children Output widgets holding a frame."""
+
+    def model(reference):
+        return models[reference.removeprefix("IPY_MODEL_")]
+
+    def is_frames(m):
+        return "precomputed-frames" in m["state"].get("_dom_classes", [])
+
+    chosen_by = {
+        link["state"]["target"][0].removeprefix("IPY_MODEL_"): model(
+            link["state"]["source"][0]
+        )
+        for link in models.values()
+        if link["model_name"] == "LinkModel"
+    }
+    root = next(
+        child.removeprefix("IPY_MODEL_")
+        for child in models[view_id]["state"]["children"]
+        if is_frames(model(child))
+    )
+    controls, key = [], root
+    while is_frames(models[key]):
+        control = chosen_by[key]
+        controls.append(
+            {
+                "label": control["state"]["description"],
+                "options": control["state"]["_options_labels"],
+                "index": control["state"]["index"],
+                "kind": "slider"
+                if control["model_name"] == "SelectionSliderModel"
+                else "buttons",
+            }
+        )
+        key = models[key]["state"]["children"][0].removeprefix("IPY_MODEL_")
+
+    def leaves(key, indices):
+        if not is_frames(models[key]):
+            yield indices, models[key]["state"]["outputs"]
+            return
+        for index, child in enumerate(models[key]["state"]["children"]):
+            yield from leaves(
+                child.removeprefix("IPY_MODEL_"), (*indices, index)
+            )
+
+    return controls, dict(leaves(root, ()))
+
+
+def frame_file(outdir, png):
+    """Write one frame's PNG below `outdir`/_images/try-it/, named by its
+    content; return its path there and its size in pixels."""
+    data = base64.b64decode("".join(png.split()))
+    name = f"{FRAMES}/{hashlib.sha256(data).hexdigest()[:16]}.png"
+    path = Path(outdir) / name
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    width, height = struct.unpack(">II", data[16:24])
+    return name, width, height
+
+
+def try_it_frames(app, pagename, templatename, context, doctree):
+    """On a page with saved widgets, replace the Jupyter widget manager (3.5 MB
+    of script, loaded before the page paints) by try-it.js: each widget
+    becomes a small JSON description of its controls and frames, and each
+    frame an image file that loads when a reader picks it."""
+    scripts = context.get("script_files", [])
+    states = [
+        script
+        for script in scripts
+        if getattr(script, "attributes", {}).get("type") == WIDGET_STATE
+    ]
+    if not states:
+        return
+    context["script_files"] = [s for s in scripts if s not in states]
+    models = json.loads(states[0].attributes["body"])["state"]
+    pathto = context["pathto"]
+
+    def description(match):
+        view_id = json.loads(match.group(1))["model_id"]
+        controls, leaves = precomputed_frames(models, view_id)
+        frames = {}
+        for indices, outputs in leaves.items():
+            frame = {"text": ""}
+            for output in outputs:
+                if output["output_type"] == "stream":
+                    frame["text"] += output["text"]
+                elif "image/png" in output.get("data", {}):
+                    name, width, height = frame_file(
+                        app.outdir, output["data"]["image/png"]
+                    )
+                    frame.update(
+                        src=pathto(name, 1), width=width, height=height
+                    )
+            frames[",".join(map(str, indices))] = frame
+        data = json.dumps({"controls": controls, "frames": frames})
+        data = data.replace("</", "<\\/")  # stays inside its <script>
+        return (
+            '<script type="application/json" class="try-it-data">'
+            f"{data}</script>"
+        )
+
+    body, drawn = WIDGET_VIEW.subn(description, context["body"])
+    if drawn:
+        body += (
+            f'<script defer src="{pathto("_static/try-it.js", 1)}"></script>'
+        )
+    context["body"] = body
+
+
+FONTAWESOME_JS = re.compile(
+    r'\s*<script defer src="[^"]*/fontawesome\.js[^"]*"></script>'
+)
+# a script in <head> that would stop the page until it has run
+BLOCKING_SCRIPT = re.compile(
+    r'<script (?![^>]*\b(?:defer|async|type=)\b)([^>]*\bsrc="[^"]+"[^>]*)>'
+)
+# Sphinx's search tools: the theme loads them on every page for a search as
+# you type that this book leaves off; the search page loads its own
+SEARCH_TOOLS = re.compile(
+    r'\s*<script (?:defer )?src="[^"]*/'
+    r'(?:searchtools|language_data|searchindex)\.js"></script>'
+)
+# sphinx-design's stylesheet and script, on pages that use none of it
+DESIGN = re.compile(
+    r"\s*<(?:link [^>]*sphinx-design[^>]*/>|script [^>]*design-tabs\.js[^>]*>"
+    r"</script>)"
+)
+# scripts nothing needs before the reader reads: formulas are typeset, and
+# the search index read, once the page has loaded
+AFTER_LOAD = re.compile(
+    r'\s*<script defer(?:="defer")? src="([^"]*(?:/mathjax/[^"/]+\.js'
+    r'|/searchtools\.js|/language_data\.js|/searchindex\.js))"></script>'
+)
+LOAD_LATER = (
+    "<script>addEventListener('load', function () {{ {0}.forEach("
+    "function (src) {{ var s = document.createElement('script'); "
+    "s.src = src; s.async = false; document.head.appendChild(s); }}); }});"
+    "</script>\n"
+)
+OUTPUT_FIGURE = re.compile(
+    r'(<div class="cell_output docutils container">\s*)'
+    r'<img alt="([^"]*)" src="([^"]+\.png)" />'
+)
+COMPRESSED = (".html", ".js", ".css", ".svg", ".json", ".txt", ".ttf")
+
+
+PLAIN_TOKEN = r'<span class="(?:{})">([^<]*)</span>'
+
+
+def plain_token_classes(outdir):
+    """Classes of highlighted code whose only style, in light and dark mode
+    alike, is the code block's own colour (names, punctuation, spaces): their
+    <span>s change nothing on screen and are a third of a chapter's HTML."""
+    css = (Path(outdir) / "_static" / "pygments.css").read_text()
+    plain = None
+    for theme in ("light", "dark"):
+        prefix = rf'html\[data-theme="{theme}"\] \.highlight'
+        base = re.search(
+            prefix + r" \{ background: [^;]+; color: ([^ ]+) \}", css
+        )
+        same = {
+            name
+            for name, color in re.findall(
+                prefix + r" \.([a-z0-9]+) \{ color: ([^ ]+) \}", css
+            )
+            if base and color == base.group(1)
+        }
+        plain = same if plain is None else plain & same
+    return re.compile(PLAIN_TOKEN.format("|".join(sorted(plain or {"-"}))))
+
+
+def lighten_pages(outdir):
+    """What a page loads before it paints: the theme's icon script goes (its
+    stylesheet already draws the same icons from a web font, 1.5 MB less),
+    highlighted code drops the <span>s that style nothing, the scripts in
+    <head> load deferred (in the same order, after the page
+    is parsed), MathJax and the search index once the page has loaded (the
+    formulas are typeset a moment after the text shows), and the figures of
+    the page load when they come near the screen (their size known
+    beforehand, so nothing moves) and open full size when clicked."""
+    plain = plain_token_classes(outdir)
+    for page in Path(outdir).rglob("*.html"):
+        head, sep, body = page.read_text().partition("</head>")
+        body = plain.sub(r"\1", body)
+        head = FONTAWESOME_JS.sub("", head)
+        if page.name != "search.html":
+            head = SEARCH_TOOLS.sub("", head)
+        if 'class="sd-' not in body:
+            head = DESIGN.sub("", head)
+        head = BLOCKING_SCRIPT.sub(r"<script defer \1>", head)
+        later = AFTER_LOAD.findall(head)
+        if later:
+            head = AFTER_LOAD.sub("", head) + LOAD_LATER.format(
+                json.dumps(later)
+            )
+
+        def linked(match, page=page):
+            before, alt, src = match.groups()
+            data = (page.parent / src).read_bytes()
+            width, height = struct.unpack(">II", data[16:24])
+            return (
+                f'{before}<a class="figure-full" href="{src}" '
+                f'title="Open the figure full size"><img loading="lazy" '
+                f'alt="{alt}" src="{src}" width="{width}" height="{height}" '
+                "/></a>"
+            )
+
+        page.write_text(head + sep + OUTPUT_FIGURE.sub(linked, body))
+    for leftover in Path(outdir).glob("_static/scripts/fontawesome.js*"):
+        leftover.unlink()
+
+
+WORD = re.compile(r"[A-Za-z0-9_-]+")
+COMMENT = re.compile(r"/\*.*?\*/", re.S)
+LICENCE = re.compile(r"/\*!.*?\*/", re.S)  # kept
+CLASS = re.compile(r"\.([A-Za-z0-9_-]+)")
+# :not(.x), :is(.x, .y): a class named there does not decide whether the
+# selector can match, so only the classes outside parentheses count
+PARENTHESES = re.compile(r"\([^()]*\)")
+TOP_LEVEL_COMMA = re.compile(r",(?![^()]*\))")  # not one inside :not(a, b)
+GLYPH = re.compile(r"\\([ef][0-9a-f]{3})\b|([\ue000-\uf8ff])")
+ICON_FONT = re.compile(
+    r'src:url\(([^)]*/webfonts/[^)/]+)\.woff2\) format\("woff2"\),'
+    r'url\(\1\.ttf\) format\("truetype"\)'
+)
+
+
+def outside_parentheses(selector):
+    while PARENTHESES.search(selector):
+        selector = PARENTHESES.sub("", selector)
+    return selector
+
+
+def unused_rules_removed(css, words):
+    """`css` without the rules whose selectors all name a class that appears
+    in no page and no script (`words`), inside @media blocks too."""
+    out, i = [], 0
+    while (brace := css.find("{", i)) >= 0:
+        depth, end = 1, brace + 1
+        while depth:
+            depth += {"{": 1, "}": -1}.get(css[end], 0)
+            end += 1
+        selector, body = css[i:brace], css[brace + 1 : end - 1]
+        if selector.lstrip().startswith(("@media", "@supports", "@layer")):
+            inner = unused_rules_removed(body, words)
+            if inner.strip():
+                out.append(f"{selector}{{{inner}}}")
+        elif selector.lstrip().startswith("@"):
+            out.append(css[i:end])
+        else:
+            kept = [
+                one
+                for one in TOP_LEVEL_COMMA.split(selector)
+                if set(CLASS.findall(outside_parentheses(one))) <= words
+            ]
+            if kept:
+                out.append(f"{','.join(kept)}{{{body}}}")
+        i = end
+    return "".join(out) + css[i:]
+
+
+def trim_styles(outdir):
+    """The theme's stylesheets carry Bootstrap whole and a rule for each of
+    Font Awesome's 1,900 icons; the site uses a fraction. Keep the rules whose
+    classes some page or script names (two thirds of 0.4 MB go), then cut the
+    icon fonts down to the glyphs the remaining rules draw (276 kB of fonts
+    become a few kB)."""
+    from fontTools import subset
+
+    outdir = Path(outdir)
+    words = set()
+    for path in [*outdir.rglob("*.html"), *outdir.glob("_static/**/*.js")]:
+        words |= set(WORD.findall(path.read_text(errors="replace")))
+    styles = [
+        *outdir.glob("_static/*.css"),
+        *outdir.glob("_static/styles/*.css"),
+    ]
+    glyphs = set()
+    for css in styles:
+        text = css.read_text()
+        licences = "".join(f"{c}\n" for c in LICENCE.findall(text))
+        text = licences + unused_rules_removed(COMMENT.sub("", text), words)
+        css.write_text(text)
+        glyphs |= {
+            int(escape, 16) if escape else ord(char)
+            for escape, char in GLYPH.findall(text)
+        }
+    for css in styles:
+        text = css.read_text()
+        for font in set(ICON_FONT.findall(text)):
+            source = css.parent / f"{font}.ttf"
+            options = subset.Options()
+            options.flavor = "woff"
+            subsetter = subset.Subsetter(options)
+            face = subset.load_font(str(source), options)
+            subsetter.populate(unicodes=glyphs)
+            subsetter.subset(face)
+            subset.save_font(face, str(source.with_suffix(".woff")), options)
+            source.unlink()
+            source.with_suffix(".woff2").unlink()
+        css.write_text(ICON_FONT.sub(r'src:url(\1.woff) format("woff")', text))
+
+
+def precompress(outdir, smallest=10_000):
+    """A gzip copy beside each large text asset (`page.html.gz`), for hosts
+    that serve precompressed files; byte-for-byte the same on every build."""
+    for stale in Path(outdir).rglob("*.gz"):
+        if not stale.with_suffix("").exists():
+            stale.unlink()
+    for path in Path(outdir).rglob("*"):
+        if (
+            path.suffix in COMPRESSED
+            and path.is_file()
+            and path.stat().st_size >= smallest
+        ):
+            with open(path.with_name(path.name + ".gz"), "wb") as out:
+                with gzip.GzipFile(
+                    filename="",
+                    mode="wb",
+                    fileobj=out,
+                    mtime=0,
+                    compresslevel=9,
+                ) as archive:
+                    archive.write(path.read_bytes())
+
+
 def configure(app, config):
-    config.mathjax_path = "vendor/mathjax/tex-mml-chtml.js"
+    config.mathjax_path = "vendor/mathjax/startup.js"
+    config.mathjax3_config = {
+        **(config.mathjax3_config or {}),
+        "loader": {"load": MATHJAX_PARTS},
+    }
     config.html_static_path.append(str(Path(__file__).parent / "static"))
     config.html_context.setdefault("default_mode", "auto")
-    config.nb_ipywidgets_js = {
-        "vendor/require.js": {},
-        "vendor/embed-amd.js": {},
-    }
+    config.nb_ipywidgets_js = {}  # try_it_frames draws the widgets instead
     built = datetime.date.today().isoformat()
     config.html_theme_options["extra_footer"] = (
         f"<p>Last verified with torch {version('torch')}, "
@@ -289,9 +650,7 @@ def setup(app):
     app.add_css_file("book.css")
     app.connect("html-page-context", drop_live_code_loader)
     app.connect("html-page-context", fix_citation_roles)
-    app.add_js_file(
-        "mathjax2-queue.js", priority=100
-    )  # before MathJax and the widget manager
-    app.add_js_file("widget-a11y.js")
-    app.connect("build-finished", copy_vendored_assets)
+    app.connect("html-page-context", try_it_frames)
+    # after the theme has written its light and dark pygments.css
+    app.connect("build-finished", finish_site, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
