@@ -283,6 +283,71 @@ def label_folds(app, doctree):
             cell["prompt_show"] = cell["prompt_hide"] = title.group(1)
 
 
+PREDICTION = "**Predict first:**"
+ANSWER = "answer-explanation"
+
+
+def fold_answer_prose(app, docname, source):
+    """On the website, the paragraphs that explain a prediction's answer fold
+    with the output that answers it, so a reader who scrolls on does not read
+    the number before making the guess. They are the paragraphs after the
+    answering cell, up to the next heading or prediction (the ones the
+    handout removes); here they are marked for `move_answer_prose`."""
+    if not str(app.env.doc2path(docname)).endswith(".ipynb"):
+        return
+    nb = json.loads(source[0])
+    prompt, answering = False, False
+    for cell in nb["cells"]:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "code":
+            answering, prompt = prompt, False
+            continue
+        if answering:
+            paragraphs = re.split(r"\n\s*\n", text.strip())
+            count = next(
+                (
+                    i
+                    for i, p in enumerate(paragraphs)
+                    if p.startswith(("#", PREDICTION))
+                ),
+                len(paragraphs),
+            )
+            if count:
+                text = "\n\n".join(
+                    [
+                        f":::{{container}} {ANSWER}",
+                        *paragraphs[:count],
+                        ":::",
+                        *paragraphs[count:],
+                    ]
+                )
+                cell["source"] = text
+            answering = False
+        prompt = PREDICTION in text
+    source[0] = json.dumps(nb)
+
+
+def move_answer_prose(app, doctree):
+    """Move each answer's paragraphs into the fold of the output before it."""
+    for prose in list(doctree.findall(nodes.container)):
+        if ANSWER not in prose.get("classes", []):
+            continue
+        cell = prose.previous_sibling()
+        outputs = (
+            [
+                child
+                for child in cell.children
+                if child.get("nb_element") == "cell_code_output"
+            ]
+            if isinstance(cell, nodes.container)
+            and cell.get("hide_mode") == "output"
+            else []
+        )
+        if outputs:
+            prose.parent.remove(prose)
+            outputs[-1].append(prose)
+
+
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 WIDGET_VIEW = re.compile(
     r'<script type="application/vnd\.jupyter\.widget-view\+json">'
@@ -647,6 +712,8 @@ def setup(app):
     app.connect("doctree-read", describe_figures)
     app.connect("doctree-read", mark_going_deeper)
     app.connect("doctree-read", label_folds)
+    app.connect("source-read", fold_answer_prose)
+    app.connect("doctree-read", move_answer_prose)
     app.add_css_file("book.css")
     app.connect("html-page-context", drop_live_code_loader)
     app.connect("html-page-context", fix_citation_roles)
