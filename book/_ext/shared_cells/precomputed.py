@@ -1,12 +1,6 @@
 # @title Precomputed frames for the website { display-mode: "form" }
-import base64
-import io
-
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
-from IPython.display import display
-from IPython.utils.capture import capture_output
-from PIL import Image
 
 FRAME_DPI = 200  # sharp on a 2x screen across the website's column
 FRAME_COLOURS = 32  # a palette PNG: the same figure in a third of the bytes
@@ -14,6 +8,11 @@ FRAME_COLOURS = 32  # a palette PNG: the same figure in a third of the bytes
 
 def frame_png(png):
     """A figure's PNG (base64) redrawn with FRAME_COLOURS colours."""
+    import base64
+    import io
+
+    from PIL import Image
+
     image = Image.open(io.BytesIO(base64.b64decode(png))).convert("RGB")
     light = io.BytesIO()
     image.quantize(FRAME_COLOURS, dither=Image.Dither.NONE).save(
@@ -25,9 +24,12 @@ def frame_png(png):
 def precomputed(explore, knobs):
     """Controls for `knobs` ({name: (description, values, default)}; a value
     may be a (label, value) pair) and the output of `explore` for every
-    combination of their values, computed now. In the browser each control
-    shows the matching stored frame with no kernel (jslink); in a running
+    combination of their values, computed now. With no kernel (the website,
+    the slides) each control shows the matching stored frame; in a running
     kernel a change also reruns `explore` for that setting."""
+    from IPython.display import display
+    from IPython.utils.capture import capture_output
+
     options = {
         name: [v if isinstance(v, tuple) else (str(v), v) for v in values]
         for name, (_, values, _) in knobs.items()
