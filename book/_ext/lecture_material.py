@@ -9,6 +9,8 @@ chapter's prose goes into the speaker notes. What goes on a slide:
 - each section heading; its prose becomes the notes of that slide;
 - each "Predict first" prompt, alone on its slide, before the cell that answers
   it; the answer prose after that cell becomes the notes of the result slide;
+- the lines of a script shown in the prose beside the result they produced
+  (a ```python listing that starts with `# from <file>`);
 - the code being taught: every visible code cell of a section (not the setup
   before the first section, not a listing that only imports), split over
   consecutive slides of at most SLIDE_CODE_LINES lines, with its output (long
@@ -116,10 +118,15 @@ def plain_roles(markdown):
 
 
 def blocks(markdown):
-    """Paragraphs, lists and headings of a markdown cell, in order (a heading is
-    its own block)."""
-    result = []
+    """Paragraphs, lists, code fences and headings of a markdown cell, in order
+    (a heading is its own block, a fence one block with its blank lines)."""
+    result, paragraphs = [], []
     for paragraph in re.split(r"\n\s*\n", markdown.strip()):
+        if paragraphs and paragraphs[-1].count("```") % 2:  # inside a fence
+            paragraphs[-1] += "\n\n" + paragraph
+        else:
+            paragraphs.append(paragraph)
+    for paragraph in paragraphs:
         lines = paragraph.split("\n")
         while lines and lines[0].startswith("#"):
             result.append(lines.pop(0))
@@ -228,6 +235,10 @@ class Deck:
                 flush_bullets()
                 for table in table_slides(block):
                     self.slide(f"### {self.section}\n\n{table}")
+            elif block.startswith("```python\n# from "):
+                flush_bullets()  # lines of the script a result came from
+                for part in listing_parts(block.split("\n")[1:-1]):
+                    self.result(part, [])
             elif block.startswith("**Exercise"):
                 flush_bullets()
                 self.slide(block)
