@@ -1,6 +1,7 @@
 # @title Precomputed frames for the website { display-mode: "form" }
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
+from IPython.display import display
 
 FRAME_DPI = 200  # sharp on a 2x screen across the website's column
 FRAME_COLOURS = 32  # a palette PNG: the same figure in a third of the bytes
@@ -27,7 +28,6 @@ def precomputed(explore, knobs):
     combination of their values, computed now. With no kernel (the website,
     the slides) each control shows the matching stored frame; in a running
     kernel a change also reruns `explore` for that setting."""
-    from IPython.display import display
     from IPython.utils.capture import capture_output
 
     options = {
