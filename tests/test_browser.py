@@ -140,6 +140,11 @@ def test_page_in_a_real_browser(browser, server, entry):
 
     page, seen = open_page(browser, f"{server}/{entry}.html")
     problems = {}
+    # every figure must load, also those of the folded optional sections
+    page.evaluate(
+        "document.querySelectorAll('details.going-deeper-fold')"
+        ".forEach(d => d.open = true)"
+    )
     page.evaluate(SCROLL_THROUGH)  # figures load as they come near the screen
     page.wait_for_load_state("networkidle")
     broken_images = page.evaluate(

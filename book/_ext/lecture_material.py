@@ -600,3 +600,21 @@ def deeper_sections(nb):
         for heading, _ in chunks(cell)
         if heading and section_title(heading[1]).startswith(DEEPER)
     ]
+
+
+def deeper_minutes(nb):
+    """{heading: minutes} of each outermost "Going deeper" section (with
+    what is nested in it), estimated as `timing` does."""
+    minutes, current, level_open = {}, None, None
+    for cell in nb.cells:
+        for heading, piece in chunks(cell):
+            if heading:
+                level, text = heading
+                if level_open is not None and level <= level_open:
+                    current = level_open = None
+                if current is None and section_title(text).startswith(DEEPER):
+                    current, level_open = text, level
+                    minutes[current] = 0.0
+            if current is not None:
+                minutes[current] += cell_minutes(piece)
+    return minutes

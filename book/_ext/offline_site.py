@@ -245,14 +245,65 @@ def fix_citation_roles(app, pagename, templatename, context, doctree):
         )
 
 
+class optional_fold(nodes.General, nodes.Element):
+    """The body of a "Going deeper" section, closed until a reader opens it;
+    `minutes` is its estimated reading time."""
+
+
+def visit_optional_fold(self, node):
+    minutes = f" (about {node['minutes']} min)" if node["minutes"] else ""
+    self.body.append(
+        '<details class="going-deeper-fold">'
+        '<summary><span class="collapsed">Read this optional section'
+        f'{minutes}</span><span class="expanded">Fold this optional '
+        "section away</span></summary>\n"
+    )
+
+
+def depart_optional_fold(self, node):
+    self.body.append("</details>\n")
+
+
+def heading_key(text):
+    """A heading as markdown writes it and as the page shows it (no markup,
+    straight quotes)."""
+    text = text.translate({0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'})
+    return re.sub(r"[`*$\\]", "", text).strip()
+
+
 def mark_going_deeper(app, doctree):
     """Give sections whose title starts with "Going deeper" (after a section
     number) a class, so that the stylesheet sets the optional material
-    apart."""
-    for section in doctree.findall(nodes.section):
+    apart; on a notebook's page, the body of each (after its "*Optional:*"
+    paragraph) folds away, titled with its reading time."""
+    path = str(app.env.doc2path(app.env.docname))
+    minutes = {}
+    if path.endswith(".ipynb"):
+        import nbformat
+        from lecture_material import deeper_minutes
+
+        minutes = {
+            heading_key(heading): value
+            for heading, value in deeper_minutes(
+                nbformat.read(path, as_version=4)
+            ).items()
+        }
+    for section in list(doctree.findall(nodes.section)):
         title = section.next_node(nodes.title)
-        if title and re.match(r"[\d.]*\s*Going deeper", title.astext()):
-            section["classes"].append("going-deeper")
+        if not (title and re.match(r"[\d.]*\s*Going deeper", title.astext())):
+            continue
+        section["classes"].append("going-deeper")
+        key = heading_key(title.astext())
+        if key not in minutes:
+            continue  # nested in another optional section: folded with it
+        body = section.children[2:]  # after the title and "*Optional:*"
+        if not body:
+            continue
+        fold = optional_fold(minutes=max(1, round(minutes.pop(key))))
+        for child in body:
+            section.remove(child)
+        fold.extend(body)
+        section.append(fold)
 
 
 FORM_TITLE = re.compile(r"#\s*@title\s+(.*?)\s*(\{[^}]*\})?\s*$")
@@ -710,6 +761,9 @@ def setup(app):
         "doctree-read", use_local_badge, priority=100
     )  # before Sphinx collects images
     app.connect("doctree-read", describe_figures)
+    app.add_node(
+        optional_fold, html=(visit_optional_fold, depart_optional_fold)
+    )
     app.connect("doctree-read", mark_going_deeper)
     app.connect("doctree-read", label_folds)
     app.connect("source-read", fold_answer_prose)
