@@ -33,6 +33,7 @@ import re
 import struct
 import tarfile
 import urllib.request
+from html import escape
 from importlib.metadata import version
 from pathlib import Path
 
@@ -245,22 +246,20 @@ def fix_citation_roles(app, pagename, templatename, context, doctree):
         )
 
 
-class optional_fold(nodes.General, nodes.Element):
-    """The body of a "Going deeper" section, closed until a reader opens it;
-    `minutes` is its estimated reading time."""
+class fold(nodes.General, nodes.Element):
+    """Content closed until a reader opens it: `show` and `hide` are the
+    labels of its bar, `kind` its class."""
 
 
-def visit_optional_fold(self, node):
-    minutes = f" (about {node['minutes']} min)" if node["minutes"] else ""
+def visit_fold(self, node):
     self.body.append(
-        '<details class="going-deeper-fold">'
-        '<summary><span class="collapsed">Read this optional section'
-        f'{minutes}</span><span class="expanded">Fold this optional '
-        "section away</span></summary>\n"
+        f'<details class="{node["kind"]}"><summary>'
+        f'<span class="collapsed">{escape(node["show"])}</span>'
+        f'<span class="expanded">{escape(node["hide"])}</span></summary>\n'
     )
 
 
-def depart_optional_fold(self, node):
+def depart_fold(self, node):
     self.body.append("</details>\n")
 
 
@@ -299,11 +298,16 @@ def mark_going_deeper(app, doctree):
         body = section.children[2:]  # after the title and "*Optional:*"
         if not body:
             continue
-        fold = optional_fold(minutes=max(1, round(minutes.pop(key))))
+        folded = fold(
+            kind="going-deeper-fold",
+            show="Read this optional section "
+            f"(about {max(1, round(minutes.pop(key)))} min)",
+            hide="Fold this optional section away",
+        )
         for child in body:
             section.remove(child)
-        fold.extend(body)
-        section.append(fold)
+        folded.extend(body)
+        section.append(folded)
 
 
 FORM_TITLE = re.compile(r"#\s*@title\s+(.*?)\s*(\{[^}]*\})?\s*$")
@@ -332,6 +336,62 @@ def label_folds(app, doctree):
         title = FORM_TITLE.match(first)
         if title:
             cell["prompt_show"] = cell["prompt_hide"] = title.group(1)
+
+
+def is_bar(cell):
+    """A code cell the page shows as a fold bar and nothing else."""
+    return (
+        isinstance(cell, nodes.container)
+        and cell.get("nb_element") == "cell_code"
+        and (
+            cell.get("hide_mode") == "all"
+            or (
+                cell.get("hide_mode") == "input"
+                and not any(
+                    child.get("nb_element") == "cell_code_output"
+                    for child in cell.children
+                )
+            )
+        )
+    )
+
+
+def group_label(cells):
+    """'9 cells: Script (7), The launcher (2)' from the cells' titles."""
+    kinds = {}
+    for cell in cells:
+        kind = re.split(r"[:,]", cell.get("prompt_show", "code"))[0]
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return f"{len(cells)} cells: " + ", ".join(
+        kind + (f" ({count})" if count > 1 else "")
+        for kind, count in kinds.items()
+    )
+
+
+GROUPED_RUN = 3  # this many fold bars in a row fold into one
+
+
+def group_folds(app, doctree):
+    """Three or more fold bars in a row become one bar that lists them, so
+    that the reading path does not turn into a ladder of bars."""
+    for parent in list(doctree.findall(nodes.Element)):
+        run = []
+        for child in [*parent.children, None]:
+            if child is not None and is_bar(child):
+                run.append(child)
+                continue
+            if len(run) >= GROUPED_RUN:
+                label = group_label(run)
+                group = fold(
+                    kind="cell-group",
+                    show=f"Show the {label}",
+                    hide=f"Hide the {label}",
+                )
+                parent.insert(parent.index(run[0]), group)
+                for cell in run:
+                    parent.remove(cell)
+                group.extend(run)
+            run = []
 
 
 PREDICTION = "**Predict first:**"
@@ -761,11 +821,10 @@ def setup(app):
         "doctree-read", use_local_badge, priority=100
     )  # before Sphinx collects images
     app.connect("doctree-read", describe_figures)
-    app.add_node(
-        optional_fold, html=(visit_optional_fold, depart_optional_fold)
-    )
+    app.add_node(fold, html=(visit_fold, depart_fold))
     app.connect("doctree-read", mark_going_deeper)
     app.connect("doctree-read", label_folds)
+    app.connect("doctree-read", group_folds, priority=600)  # after labels
     app.connect("source-read", fold_answer_prose)
     app.connect("doctree-read", move_answer_prose)
     app.add_css_file("book.css")
