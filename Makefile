@@ -15,7 +15,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 NB ?= $(NOTEBOOKS)
 PYTEST_WORKERS ?= 2
 
-.PHONY: install _venv book slides student test execute lab bench gpu-check format clean
+.PHONY: install _venv book catalogs slides student test execute lab bench gpu-check format clean
 
 install:
 	@mkdir -p "$(CACHE_DIR)"
@@ -35,8 +35,17 @@ _venv:
 
 book: install
 	$(BIN)/jupyter-book build . -W -n --keep-going
+	$(BIN)/python book/_ext/edition.py config
+	$(BIN)/jupyter-book build . --config _config.zh.yml --path-output _build/zh -W -n --keep-going
+	rm -rf _build/html/zh && cp -r _build/zh/_build/html _build/html/zh
 	$(BIN)/python book/_ext/notebook_runner.py slides $(NOTEBOOKS)
-	@echo "Open file://$(CURDIR)/_build/html/index.html"
+	@echo "Open file://$(CURDIR)/_build/html/index.html (Chinese edition: _build/html/zh/)"
+
+# After changing English prose: update the translation catalogs (book/locales/), then translate
+# what `edition.py check` lists as untranslated or stale.
+catalogs: install
+	$(BIN)/python book/_ext/edition.py catalogs
+	$(BIN)/python book/_ext/edition.py check
 
 # Lecture slides (reveal.js, no network needed) into _build/html/slides/, linked from the teacher's guide.
 slides: install

@@ -246,6 +246,35 @@ def fix_citation_roles(app, pagename, templatename, context, doctree):
         )
 
 
+# The website's own words, in each edition's language.
+LABELS = {
+    "en": {
+        "answer": ("Show the answer", "Hide the answer"),
+        "optional": (
+            "Read this optional section (about {minutes} min)",
+            "Fold this optional section away",
+        ),
+        "cells": ("Show the {count} cells: {kinds}", "Hide the {count} cells"),
+    },
+    "zh_CN": {
+        "answer": ("显示答案", "隐藏答案"),
+        "optional": (
+            "阅读这一选读小节（约 {minutes} 分钟）",
+            "收起这一选读小节",
+        ),
+        "cells": (
+            "显示这 {count} 个单元格：{kinds}",
+            "隐藏这 {count} 个单元格",
+        ),
+    },
+}
+
+
+def labels(app, kind, **values):
+    show, hide = LABELS.get(app.config.language, LABELS["en"])[kind]
+    return show.format(**values), hide.format(**values)
+
+
 class fold(nodes.General, nodes.Element):
     """Content closed until a reader opens it: `show` and `hide` are the
     labels of its bar, `kind` its class."""
@@ -298,12 +327,10 @@ def mark_going_deeper(app, doctree):
         body = section.children[2:]  # after the title and "*Optional:*"
         if not body:
             continue
-        folded = fold(
-            kind="going-deeper-fold",
-            show="Read this optional section "
-            f"(about {max(1, round(minutes.pop(key)))} min)",
-            hide="Fold this optional section away",
+        show, hide = labels(
+            app, "optional", minutes=max(1, round(minutes.pop(key)))
         )
+        folded = fold(kind="going-deeper-fold", show=show, hide=hide)
         for child in body:
             section.remove(child)
         folded.extend(body)
@@ -322,10 +349,7 @@ def label_folds(app, doctree):
         if cell.get("nb_element") != "cell_code" or not mode:
             continue
         if mode == "output":
-            cell["prompt_show"], cell["prompt_hide"] = (
-                "Show the answer",
-                "Hide the answer",
-            )
+            cell["prompt_show"], cell["prompt_hide"] = labels(app, "answer")
             continue
         source = cell.next_node(nodes.literal_block)
         lines = source.astext().split("\n", 2) if source else [""]
@@ -356,13 +380,13 @@ def is_bar(cell):
     )
 
 
-def group_label(cells):
-    """'9 cells: Script (7), The launcher (2)' from the cells' titles."""
+def group_kinds(cells):
+    """'Script (7), The launcher (2)' from the cells' titles."""
     kinds = {}
     for cell in cells:
         kind = re.split(r"[:,]", cell.get("prompt_show", "code"))[0]
         kinds[kind] = kinds.get(kind, 0) + 1
-    return f"{len(cells)} cells: " + ", ".join(
+    return ", ".join(
         kind + (f" ({count})" if count > 1 else "")
         for kind, count in kinds.items()
     )
@@ -381,12 +405,10 @@ def group_folds(app, doctree):
                 run.append(child)
                 continue
             if len(run) >= GROUPED_RUN:
-                label = group_label(run)
-                group = fold(
-                    kind="cell-group",
-                    show=f"Show the {label}",
-                    hide=f"Hide the {label}",
+                show, hide = labels(
+                    app, "cells", count=len(run), kinds=group_kinds(run)
                 )
+                group = fold(kind="cell-group", show=show, hide=hide)
                 parent.insert(parent.index(run[0]), group)
                 for cell in run:
                     parent.remove(cell)
@@ -530,6 +552,31 @@ def frame_file(outdir, png):
         path.write_bytes(data)
     width, height = struct.unpack(">II", data[16:24])
     return name, width, height
+
+
+def edition_links(app, pagename, templatename, context, doctree):
+    """Link each page to its counterpart in the other language: a Chinese page
+    to its English original; an English page to its Chinese edition once
+    every message of the page is translated (book/_ext/edition.py)."""
+    if "body" not in context:
+        return
+    from edition import LANGUAGE, complete
+
+    up = "../" * pagename.count("/")
+    if app.config.language == LANGUAGE:
+        href, lang, label = f"../{up}{pagename}.html", "en", "English"
+    elif complete(pagename):
+        href, lang, label = f"{up}zh/{pagename}.html", "zh-CN", "中文"
+    else:
+        return
+    context["metatags"] = (
+        context.get("metatags", "")
+        + f'<link rel="alternate" hreflang="{lang}" href="{href}">'
+    )
+    context["body"] = (
+        f'<p class="edition-switch"><a href="{href}" hreflang="{lang}" '
+        f'lang="{lang}">{label}</a></p>' + context["body"]
+    )
 
 
 def try_it_frames(app, pagename, templatename, context, doctree):
@@ -799,6 +846,8 @@ def precompress(outdir, smallest=10_000):
 
 
 def configure(app, config):
+    if config.language == "zh_CN":
+        app.tags.add("zh")  # {only} zh: what only the Chinese edition says
     config.mathjax_path = "vendor/mathjax/startup.js"
     config.mathjax3_config = {
         **(config.mathjax3_config or {}),
@@ -831,6 +880,7 @@ def setup(app):
     app.connect("html-page-context", drop_live_code_loader)
     app.connect("html-page-context", fix_citation_roles)
     app.connect("html-page-context", try_it_frames)
+    app.connect("html-page-context", edition_links)
     # after the theme has written its light and dark pygments.css
     app.connect("build-finished", finish_site, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

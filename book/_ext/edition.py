@@ -1,0 +1,322 @@
+"""The Chinese edition: the book's prose in gettext catalogs, and the Chinese
+notebooks made from the English ones and those catalogs.
+
+    # after an English change: extract the prose, update book/locales/*.po
+    python book/_ext/edition.py catalogs
+    # what is untranslated, stale (its English changed) or obsolete
+    python book/_ext/edition.py check
+    # notebooks/zh/*.ipynb: the English notebooks with their prose translated
+    python book/_ext/edition.py notebooks
+    # _config.zh.yml: the configuration of the Chinese website
+    python book/_ext/edition.py config
+
+Only prose is translated. Sphinx's gettext builder cuts every page into
+messages (a paragraph, a list item, a heading, a table cell), sphinx-intl keeps
+one catalog per page, and a message whose English changes is marked fuzzy
+(stale) until it is translated again. The Chinese website is the same Sphinx
+build with `language = zh_CN`; the Chinese notebooks are the English notebooks
+with each markdown paragraph replaced by its translation, so their code,
+outputs, figures and widget state are the English notebooks' own.
+
+Messages that are not prose (display math, the text of a code cell's output,
+the Colab badge) are kept as they are: `catalogs` fills them with their
+English.
+"""
+
+import argparse
+import copy
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+LANGUAGE = "zh_CN"
+LOCALES = ROOT / "book" / "locales"
+CATALOGS = LOCALES / LANGUAGE / "LC_MESSAGES"
+ZH_NOTEBOOKS = ROOT / "notebooks" / "zh"
+ZH_CONFIG = ROOT / "_config.zh.yml"
+ZH_TITLE = "PyTorch 梯度机制"
+BIN = Path(sys.executable).parent
+
+
+def markdown_parser():
+    from myst_parser.config.main import MdParserConfig
+    from myst_parser.mdit_to_docutils.base import DocutilsRenderer
+    from myst_parser.parsers.mdit import create_md_parser
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    extensions = set(config["parse"]["myst_enable_extensions"])
+    return create_md_parser(
+        MdParserConfig(enable_extensions=extensions), DocutilsRenderer
+    )
+
+
+def message(content):
+    """A block's text as the gettext builder writes it: lines joined."""
+    return " ".join(content.split("\n")).strip()
+
+
+def prose_blocks(markdown, parser):
+    """(first line, last line + 1, content) of every paragraph, heading, list
+    item and table cell in `markdown`."""
+    return [
+        (*token.map, token.content)
+        for token in parser.parse(markdown)
+        if token.type == "inline" and token.map
+    ]
+
+
+def page_prose(docname, parser):
+    """Every prose message of a page: the texts of its markdown (of its
+    markdown cells, for a notebook)."""
+    notebook = ROOT / f"{docname}.ipynb"
+    if notebook.exists():
+        cells = json.loads(notebook.read_text())["cells"]
+        sources = [
+            "".join(cell["source"])
+            for cell in cells
+            if cell["cell_type"] == "markdown"
+        ]
+    else:
+        sources = [(ROOT / f"{docname}.md").read_text()]
+    return {
+        message(content)
+        for source in sources
+        for *_, content in prose_blocks(source, parser)
+    }
+
+
+def extract(outdir):
+    """The English prose as .pot files under `outdir` (one per page)."""
+    subprocess.run(
+        [
+            str(BIN / "jupyter-book"),
+            "build",
+            str(ROOT),
+            "--builder",
+            "custom",
+            "--custom-builder",
+            "gettext",
+            "--path-output",
+            str(outdir),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return Path(outdir) / "_build" / "gettext"
+
+
+def not_prose(text, docname, prose):
+    """Display math, the Colab badge, text already in Chinese (what only the
+    Chinese edition says, in `{only} zh` blocks), and (on a notebook's page)
+    text that no markdown cell holds: the output of a code cell."""
+    return (
+        text.startswith(("\n", "[!["))
+        or any("\u4e00" <= char <= "\u9fff" for char in text)
+        or docname.startswith("notebooks/")
+        and text not in prose
+    )
+
+
+def catalogs():
+    """Extract the English prose and update the catalogs: new messages
+    empty, changed ones fuzzy (stale) with their old translation, removed ones
+    dropped; messages that are not prose keep their English."""
+    from babel.messages.pofile import read_po, write_po
+    from sphinx_intl.basic import update
+
+    parser = markdown_parser()
+    with tempfile.TemporaryDirectory() as tmp:
+        pot_dir = extract(tmp)
+        update(str(LOCALES), str(pot_dir), (LANGUAGE,), ignore_obsolete=True)
+    for po in sorted(CATALOGS.rglob("*.po")):
+        docname = po.relative_to(CATALOGS).with_suffix("").as_posix()
+        prose = page_prose(docname, parser)
+        with po.open("rb") as file:
+            catalog = read_po(file)
+        for message in catalog:
+            if (
+                message.id
+                and not message.string
+                and not_prose(message.id, docname, prose)
+            ):
+                message.string = message.id
+        with po.open("wb") as file:  # no source lines: they move too often
+            write_po(file, catalog, width=76, no_location=True)
+    for mo in CATALOGS.rglob("*.mo"):
+        mo.unlink()  # Sphinx compiles them when it builds
+    print(f"catalogs updated in {CATALOGS.relative_to(ROOT)}")
+
+
+def status():
+    """{page: (messages, untranslated, stale, obsolete)} from the catalogs."""
+    from babel.messages.pofile import read_po
+
+    result = {}
+    for po in sorted(CATALOGS.rglob("*.po")):
+        with po.open("rb") as file:
+            catalog = read_po(file)
+        messages = [m for m in catalog if m.id]
+        result[po.relative_to(CATALOGS).with_suffix("").as_posix()] = (
+            messages,
+            [m for m in messages if not m.string],
+            [m for m in messages if m.fuzzy],
+            list(catalog.obsolete.values()),
+        )
+    return result
+
+
+def complete(docname):
+    """Whether every message of a page is translated and none is stale."""
+    from babel.messages.pofile import read_po
+
+    po = CATALOGS / f"{docname}.po"
+    if not po.exists():
+        return False
+    with po.open("rb") as file:
+        catalog = read_po(file)
+    return all(m.string and not m.fuzzy for m in catalog if m.id)
+
+
+def check():
+    total = done = 0
+    problems = 0
+    for page, (messages, empty, stale, obsolete) in status().items():
+        total += len(messages)
+        done += len(messages) - len(empty) - len(stale)
+        problems += len(stale) + len(obsolete)
+        print(
+            f"{page}: {len(messages) - len(empty) - len(stale)} of "
+            f"{len(messages)} translated, {len(stale)} stale, "
+            f"{len(obsolete)} obsolete"
+        )
+        for message in stale:
+            print(f"  stale: {message.id[:100]}")
+    print(f"{done} of {total} messages translated ({100 * done / total:.0f} %)")
+    return 1 if problems else 0
+
+
+def translations(docname):
+    """{English message: translation} of one page; stale ones left out."""
+    from babel.messages.pofile import read_po
+
+    po = CATALOGS / f"{docname}.po"
+    if not po.exists():
+        return {}
+    with po.open("rb") as file:
+        catalog = read_po(file)
+    return {
+        m.id: m.string
+        for m in catalog
+        if m.id and m.string and not m.fuzzy and m.string != m.id
+    }
+
+
+def translate_row(row, table):
+    """A markdown table row with each cell that `table` translates replaced."""
+    cells = row.split("|")
+    return "|".join(
+        cell.replace(cell.strip(), table[cell.strip()])
+        if cell.strip() in table
+        else cell
+        for cell in cells
+    )
+
+
+def translate_markdown(markdown, table, parser):
+    """`markdown` with each prose block that `table` translates replaced,
+    its markup (heading marks, list markers, indentation) kept."""
+    lines = markdown.split("\n")
+    done_rows = set()
+    # from the bottom up, so that earlier line numbers stay valid
+    for start, end, content in reversed(prose_blocks(markdown, parser)):
+        first = lines[start]
+        if first.lstrip().startswith("|"):  # a table row: cell by cell
+            if start not in done_rows:
+                lines[start] = translate_row(first, table)
+                done_rows.add(start)
+            continue
+        text = message(content)
+        if text not in table:
+            continue
+        head = content.split("\n")[0]
+        prefix = first[: first.index(head)]
+        lines[start:end] = [prefix + table[text]]
+    return "\n".join(lines)
+
+
+def translated_notebook(path, parser):
+    nb = json.loads(path.read_text())
+    table = translations(f"notebooks/{path.stem}")
+    zh = copy.deepcopy(nb)
+    for cell in zh["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        source = "".join(cell["source"])
+        translated = translate_markdown(source, table, parser)
+        translated = translated.replace(
+            f"blob/main/notebooks/{path.name}",
+            f"blob/main/notebooks/zh/{path.name}",
+        )
+        cell["source"] = translated.splitlines(keepends=True)
+    zh["metadata"]["language_info"] = nb["metadata"].get("language_info", {})
+    return zh
+
+
+def notebooks(write=True):
+    """The Chinese notebooks, written to notebooks/zh/ (or only compared with
+    what is there): returns the paths that differ."""
+    parser = markdown_parser()
+    changed = []
+    ZH_NOTEBOOKS.mkdir(exist_ok=True)
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        text = (
+            json.dumps(
+                translated_notebook(path, parser), indent=1, ensure_ascii=False
+            )
+            + "\n"
+        )
+        target = ZH_NOTEBOOKS / path.name
+        if not target.exists() or target.read_text() != text:
+            changed.append(target)
+            if write:
+                target.write_text(text)
+    return changed
+
+
+def config():
+    """The Chinese website's configuration: the English one in Chinese."""
+    settings = yaml.safe_load((ROOT / "_config.yml").read_text())
+    settings["title"] = ZH_TITLE
+    settings["sphinx"]["config"]["language"] = LANGUAGE
+    ZH_CONFIG.write_text(
+        "# Written by book/_ext/edition.py config; do not edit.\n"
+        + yaml.safe_dump(settings, allow_unicode=True, sort_keys=False)
+    )
+    return ZH_CONFIG
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "command", choices=["catalogs", "check", "notebooks", "config"]
+    )
+    command = parser.parse_args().command
+    if command == "catalogs":
+        catalogs()
+    elif command == "check":
+        return check()
+    elif command == "notebooks":
+        changed = notebooks()
+        print(f"{len(changed)} Chinese notebook(s) written in notebooks/zh/")
+    else:
+        print(f"wrote {config().relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
