@@ -1,5 +1,6 @@
 """Shared facts about the repository for the tests."""
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,14 @@ def toc_entries():
     return [str(Path(entry).with_suffix("")) for entry in entries]
 
 
+def chinese_entries():
+    """The pages of the Chinese edition that are fully translated (the ones
+    the English site links to), as zh/<page>."""
+    import edition
+
+    return [f"zh/{page}" for page in edition.status() if edition.complete(page)]
+
+
 @pytest.fixture(scope="session")
 def site(tmp_path_factory):
     """The website, built once per test worker with warnings as errors."""
@@ -67,4 +76,23 @@ def site(tmp_path_factory):
     log = result.stdout + result.stderr
     assert result.returncode == 0, f"jupyter-book build failed:\n{log[-6000:]}"
     assert "WARNING" not in log, f"the build warned:\n{log[-6000:]}"
-    return out / "_build" / "html"
+    html = out / "_build" / "html"
+    # the Chinese edition, as `make book` places it: html/zh/
+    import edition
+
+    config = edition.config(ROOT / f"_config.zh.{out.name}.yml")
+    try:
+        result = subprocess.run(
+            [str(jupyter_book), "build", str(ROOT), "--config", str(config)]
+            + ["--path-output", str(out / "zh"), "-W", "-n", "--keep-going"],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+    finally:
+        config.unlink()
+    log = result.stdout + result.stderr
+    assert result.returncode == 0, f"the Chinese build failed:\n{log[-6000:]}"
+    assert "WARNING" not in log, f"the Chinese build warned:\n{log[-6000:]}"
+    shutil.copytree(out / "zh" / "_build" / "html", html / "zh")
+    return html

@@ -71,3 +71,19 @@ def test_chapter_page_stays_light(site, entry):
     assert weight < PAGE_BUDGET, (
         f"{entry}: {weight / 1e6:.2f} MB with its figures"
     )
+
+
+def test_chinese_pages_link_to_their_english_originals(site):
+    """A fully translated page is in Chinese on the Chinese site and links
+    back; its English original links to it."""
+    import edition
+
+    translated = [page for page in edition.status() if edition.complete(page)]
+    assert translated, "no page of the Chinese edition is translated yet"
+    for page in translated:
+        up = "../" * page.count("/")
+        chinese = (site / "zh" / f"{page}.html").read_text()
+        assert '<html lang="zh-CN"' in chinese or 'lang="zh-CN"' in chinese
+        assert f'href="../{up}{page}.html" hreflang="en"' in chinese
+        english = (site / f"{page}.html").read_text()
+        assert f'href="{up}zh/{page}.html" hreflang="zh-CN"' in english

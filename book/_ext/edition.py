@@ -288,16 +288,17 @@ def notebooks(write=True):
     return changed
 
 
-def config():
-    """The Chinese website's configuration: the English one in Chinese."""
+def config(path=ZH_CONFIG):
+    """The Chinese website's configuration: the English one in Chinese. It
+    must sit beside _config.yml, whose paths are relative to it."""
     settings = yaml.safe_load((ROOT / "_config.yml").read_text())
     settings["title"] = ZH_TITLE
     settings["sphinx"]["config"]["language"] = LANGUAGE
-    ZH_CONFIG.write_text(
+    path.write_text(
         "# Written by book/_ext/edition.py config; do not edit.\n"
         + yaml.safe_dump(settings, allow_unicode=True, sort_keys=False)
     )
-    return ZH_CONFIG
+    return path
 
 
 def main():
