@@ -35,6 +35,7 @@ from nbclient import NotebookClient
 BUDGET_SECONDS = 20.0
 CELL_BUDGET_SECONDS = 5.0
 FLOOR_REPEATS = 5  # warm kernel starts whose median is the floor of make bench
+FLOOR_MULTIPLE = 5  # a notebook may take at most this many floors
 HERE = Path(__file__).resolve().parent
 PEAK_RSS_CELL = (
     "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
@@ -157,6 +158,11 @@ def bench(paths):
         if wall > budget:
             over.append(
                 f"{path}: {wall:.1f} s is over its {budget:.0f} s budget"
+            )
+        if wall > FLOOR_MULTIPLE * floor:
+            over.append(
+                f"{path}: {wall:.1f} s is over {FLOOR_MULTIPLE} times the "
+                f"floor ({FLOOR_MULTIPLE * floor:.1f} s)"
             )
         if cell_seconds[slowest] > CELL_BUDGET_SECONDS:
             over.append(
