@@ -1,5 +1,6 @@
 """Shared facts about the repository for the tests."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -80,7 +81,9 @@ def site(tmp_path_factory):
     # the Chinese edition, as `make book` places it: html/zh/
     import edition
 
-    config = edition.config(ROOT / f"_config.zh.{out.name}.yml")
+    config = edition.config(
+        ROOT / f"_config.zh.{os.getpid()}.yml"
+    )  # per worker
     try:
         result = subprocess.run(
             [str(jupyter_book), "build", str(ROOT), "--config", str(config)]

@@ -139,12 +139,9 @@ def catalogs():
         with po.open("rb") as file:
             catalog = read_po(file)
         for message in catalog:
-            if (
-                message.id
-                and not message.string
-                and not_prose(message.id, docname, prose)
-            ):
-                message.string = message.id
+            if message.id and not_prose(message.id, docname, prose):
+                message.string = message.id  # not a neighbour's translation
+                message.flags.discard("fuzzy")
         with po.open("wb") as file:  # no source lines: they move too often
             write_po(file, catalog, width=76, no_location=True)
     for mo in CATALOGS.rglob("*.mo"):

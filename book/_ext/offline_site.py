@@ -181,10 +181,34 @@ def vendor(files_by_package, outdir):
 
 def finish_site(app, exception):
     if exception is None and app.builder.format == "html":
+        translate_captions(app)
         vendor(SITE_LAYOUT, app.outdir)
         lighten_pages(app.outdir)
         trim_styles(app.outdir)
         precompress(app.outdir)
+
+
+def translate_captions(app):
+    """The table of contents' part captions come from _toc.yml, which Sphinx
+    does not translate; the Chinese edition takes them from the catalog of
+    the page that holds the table of contents."""
+    from edition import LANGUAGE, translations
+
+    if app.config.language != LANGUAGE:
+        return
+    root = app.config.root_doc
+    table = translations(root)
+    for page in Path(app.outdir).rglob("*.html"):
+        html = page.read_text()
+        new = re.sub(
+            r'(<span class="caption-text">)([^<]+)(</span>)',
+            lambda m: (
+                m.group(1) + table.get(m.group(2), m.group(2)) + m.group(3)
+            ),
+            html,
+        )
+        if new != html:
+            page.write_text(new)
 
 
 def use_local_badge(app, doctree):
