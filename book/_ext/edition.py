@@ -24,7 +24,6 @@ English.
 """
 
 import argparse
-import copy
 import json
 import subprocess
 import sys
@@ -149,16 +148,32 @@ def catalogs():
     print(f"catalogs updated in {CATALOGS.relative_to(ROOT)}")
 
 
-def status():
-    """{page: (messages, untranslated, stale, obsolete)} from the catalogs."""
+def read_catalog(docname):
+    """The catalog of one page (a babel Catalog), or None if it has none."""
     from babel.messages.pofile import read_po
 
+    po = CATALOGS / f"{docname}.po"
+    if not po.exists():
+        return None
+    with po.open("rb") as file:
+        return read_po(file)
+
+
+def pages():
+    """Every page that has a catalog, as a docname."""
+    return [
+        po.relative_to(CATALOGS).with_suffix("").as_posix()
+        for po in sorted(CATALOGS.rglob("*.po"))
+    ]
+
+
+def status():
+    """{page: (messages, untranslated, stale, obsolete)} from the catalogs."""
     result = {}
-    for po in sorted(CATALOGS.rglob("*.po")):
-        with po.open("rb") as file:
-            catalog = read_po(file)
+    for page in pages():
+        catalog = read_catalog(page)
         messages = [m for m in catalog if m.id]
-        result[po.relative_to(CATALOGS).with_suffix("").as_posix()] = (
+        result[page] = (
             messages,
             [m for m in messages if not m.string],
             [m for m in messages if m.fuzzy],
@@ -169,14 +184,16 @@ def status():
 
 def complete(docname):
     """Whether every message of a page is translated and none is stale."""
-    from babel.messages.pofile import read_po
+    catalog = read_catalog(docname)
+    return catalog is not None and all(
+        m.string and not m.fuzzy for m in catalog if m.id
+    )
 
-    po = CATALOGS / f"{docname}.po"
-    if not po.exists():
-        return False
-    with po.open("rb") as file:
-        catalog = read_po(file)
-    return all(m.string and not m.fuzzy for m in catalog if m.id)
+
+def translated_pages():
+    """The pages whose every message is translated: the ones the English
+    site links to their Chinese edition."""
+    return [page for page in pages() if complete(page)]
 
 
 def check():
@@ -199,13 +216,7 @@ def check():
 
 def translations(docname):
     """{English message: translation} of one page; stale ones left out."""
-    from babel.messages.pofile import read_po
-
-    po = CATALOGS / f"{docname}.po"
-    if not po.exists():
-        return {}
-    with po.open("rb") as file:
-        catalog = read_po(file)
+    catalog = read_catalog(docname) or []
     return {
         m.id: m.string
         for m in catalog
@@ -247,9 +258,8 @@ def translate_markdown(markdown, table, parser):
 
 
 def translated_notebook(path, parser):
-    nb = json.loads(path.read_text())
+    zh = json.loads(path.read_text())
     table = translations(f"notebooks/{path.stem}")
-    zh = copy.deepcopy(nb)
     for cell in zh["cells"]:
         if cell["cell_type"] != "markdown":
             continue
@@ -260,7 +270,6 @@ def translated_notebook(path, parser):
             f"blob/main/notebooks/zh/{path.name}",
         )
         cell["source"] = translated.splitlines(keepends=True)
-    zh["metadata"]["language_info"] = nb["metadata"].get("language_info", {})
     return zh
 
 
@@ -269,7 +278,6 @@ def notebooks(write=True):
     what is there): returns the paths that differ."""
     parser = markdown_parser()
     changed = []
-    ZH_NOTEBOOKS.mkdir(exist_ok=True)
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         text = (
             json.dumps(
@@ -281,6 +289,7 @@ def notebooks(write=True):
         if not target.exists() or target.read_text() != text:
             changed.append(target)
             if write:
+                ZH_NOTEBOOKS.mkdir(exist_ok=True)
                 target.write_text(text)
     return changed
 
