@@ -337,7 +337,9 @@ def test_each_lecture_core_fits_and_the_guide_plans_it(notebook):
         f"{[round(m) for m in minutes]}"
     )
     if round(deeper):
-        more = re.search(r"(\d+) more for the optional", time_line.group(1))
+        more = re.search(
+            r"(\d+) more (?:minutes? )?for the optional", time_line.group(1)
+        )
         assert more and abs(int(more.group(1)) - deeper) <= 5, (
             f"the Going deeper sections take about {round(deeper)} minutes"
         )

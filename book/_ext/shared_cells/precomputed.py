@@ -1,4 +1,4 @@
-# @title Precomputed frames for the website { display-mode: "form" }
+# @title Helper: the widget's frames, drawn in advance { display-mode: "form" }
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from IPython.display import display
