@@ -1,5 +1,7 @@
 # @title The launcher, part 2: TorchrunJob { display-mode: "form" }
 import glob
+import math
+import os
 import signal
 import socket
 import subprocess
