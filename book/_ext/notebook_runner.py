@@ -215,7 +215,9 @@ def gpu_check(paths):
             print(f"ok    {path} ({time.perf_counter() - started:.1f} s)")
         except Exception as error:  # report every notebook, then fail
             failed.append(path)
-            print(f"FAIL  {path}: {str(error).strip().splitlines()[-1]}")
+            # the failing cell and the end of its traceback, enough to find it
+            lines = str(error).strip().splitlines()
+            print(f"FAIL  {path}:", *lines[:6], "...", *lines[-30:], sep="\n")
     return 1 if failed else 0
 
 
