@@ -65,6 +65,36 @@ def test_no_stale_translation():
     )
 
 
+def test_translations_keep_the_markers():
+    """A translated "Predict first", "Going deeper", "*Optional" ... keeps
+    the fixed Chinese words that the site's folds and the lecture material
+    look for."""
+    import edition
+
+    problems = [
+        f"{page}: {problem}"
+        for page in edition.pages()
+        for problem in edition.marker_problems(edition.read_catalog(page))
+    ]
+    assert not problems, "\n".join(problems[:30])
+
+
+def test_translations_keep_the_markup():
+    """Every translation keeps its English's cites, glossary targets, inline
+    code, math and links, and its bold and italic render."""
+    import edition
+
+    parser = edition.markdown_parser()
+    problems = [
+        f"{page}: {problem}"
+        for page in edition.pages()
+        for problem in edition.markup_problems(
+            edition.read_catalog(page), parser
+        )
+    ]
+    assert not problems, "\n".join(problems[:30])
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
 def test_translations_land_in_their_paragraphs(notebook):
     """Every prose message of a notebook, translated by a stand-in, replaces

@@ -25,9 +25,11 @@ English.
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -40,6 +42,15 @@ ZH_NOTEBOOKS = ROOT / "notebooks" / "zh"
 ZH_CONFIG = ROOT / "_config.zh.yml"
 ZH_TITLE = "PyTorch 梯度机制"
 BIN = Path(sys.executable).parent
+# Words that the book's tools look for at the start of a heading or paragraph
+# (after a section number), and the translation each must keep.
+MARKERS = {
+    "**The short answer.**": "**简短回答。**",
+    "**Predict first:**": "**先预测：**",
+    "Going deeper": "深入一步",
+    "*Optional": "*选读",
+    "Try it": "动手试试",
+}
 
 
 def markdown_parser():
@@ -119,6 +130,80 @@ def not_prose(text, docname, prose):
         or docname.startswith("notebooks/")
         and text not in prose
     )
+
+
+def marker_problems(catalog):
+    """Translations that lose a marker of MARKERS that their English opens
+    with: the folds, slides and handouts of the Chinese edition need it."""
+    problems = []
+    for entry in catalog:
+        if not (entry.id and entry.string) or entry.fuzzy:
+            continue
+        english = re.sub(r"^[\d.]+\s+", "", entry.id)
+        chinese = re.sub(r"^[\d.]+\s+", "", entry.string)
+        for marker, translation in MARKERS.items():
+            if english.startswith(marker) and not chinese.startswith(
+                translation
+            ):
+                problems.append(
+                    f"{entry.id[:60]!r} must start with {translation!r}"
+                )
+    return problems
+
+
+ROLE = re.compile(r"\{(\w+(?::\w+)?)\}`([^`]*)`")
+CODE = re.compile(r"(`+)(.+?)\1")
+
+
+def markup(text):
+    """What a translation must carry over from its English: cite keys, term
+    targets, inline code, math and link targets (a Counter)."""
+    found = Counter()
+    for role, body in ROLE.findall(text):
+        if role == "term":
+            target = re.search(r"<([^>]*)>\s*$", body)
+            body = (target.group(1) if target else body).lower()
+        found[f"{{{role}}}{body}"] += 1
+    text = ROLE.sub(" ", text)
+    found.update(f"`{code}`" for _, code in CODE.findall(text))
+    text = CODE.sub(" ", text)
+    found.update(f"${math}$" for math in re.findall(r"\$([^$]+)\$", text))
+    found.update(f"]({link})" for link in re.findall(r"\]\(([^)]*)\)", text))
+    return found
+
+
+def stray_stars(text, parser):
+    """Stars left as text after parsing: emphasis that did not render (in
+    Chinese, "**加粗。**后文" needs a space after the closing stars)."""
+    return sum(
+        child.content.count("*")
+        for token in parser.parse(text)
+        for child in token.children or []
+        if child.type == "text"
+    )
+
+
+def markup_problems(catalog, parser):
+    """Translations that drop a cite, a term's target, inline code, math or
+    a link target of their English, or whose emphasis does not render
+    (inline code a translation adds is fine)."""
+    problems = []
+    for entry in catalog:
+        if not (entry.id and entry.string) or entry.fuzzy:
+            continue
+        lost = markup(entry.id) - markup(entry.string)
+        added = {
+            key: count
+            for key, count in (markup(entry.string) - markup(entry.id)).items()
+            if not key.startswith("`")
+        }
+        if lost or added:
+            problems.append(
+                f"{entry.id[:60]!r}: lost {dict(lost)}, added {added}"
+            )
+        if stray_stars(entry.string, parser) > stray_stars(entry.id, parser):
+            problems.append(f"{entry.string[:60]!r}: emphasis does not render")
+    return problems
 
 
 def catalogs():

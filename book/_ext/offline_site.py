@@ -316,44 +316,44 @@ def depart_fold(self, node):
     self.body.append("</details>\n")
 
 
-def heading_key(text):
-    """A heading as markdown writes it and as the page shows it (no markup,
-    straight quotes)."""
-    text = text.translate({0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'})
-    return re.sub(r"[`*$\\]", "", text).strip()
-
-
 def mark_going_deeper(app, doctree):
     """Give sections whose title starts with "Going deeper" (after a section
-    number) a class, so that the stylesheet sets the optional material
-    apart; on a notebook's page, the body of each (after its "*Optional:*"
-    paragraph) folds away, titled with its reading time."""
+    number; "深入一步" in the Chinese edition) a class, so that the stylesheet
+    sets the optional material apart; on a notebook's page, the body of each
+    outermost one (after its "*Optional:*" paragraph) folds away, titled with
+    its reading time."""
+    from edition import MARKERS
+
+    deeper = re.compile(
+        r"[\d.]*\s*(Going deeper|" + re.escape(MARKERS["Going deeper"]) + ")"
+    )
     path = str(app.env.doc2path(app.env.docname))
-    minutes = {}
+    minutes = []  # of the outermost optional sections, in page order
     if path.endswith(".ipynb"):
         import nbformat
         from lecture_material import deeper_minutes
 
-        minutes = {
-            heading_key(heading): value
-            for heading, value in deeper_minutes(
-                nbformat.read(path, as_version=4)
-            ).items()
-        }
+        minutes = list(
+            deeper_minutes(nbformat.read(path, as_version=4)).values()
+        )
     for section in list(doctree.findall(nodes.section)):
         title = section.next_node(nodes.title)
-        if not (title and re.match(r"[\d.]*\s*Going deeper", title.astext())):
+        if not (title and deeper.match(title.astext())):
             continue
+        nested, parent = False, section.parent
+        while parent is not None and not nested:
+            nested = isinstance(parent, nodes.section) and (
+                "going-deeper" in parent["classes"]
+            )
+            parent = parent.parent
         section["classes"].append("going-deeper")
-        key = heading_key(title.astext())
-        if key not in minutes:
+        if nested or not minutes:
             continue  # nested in another optional section: folded with it
+        reading = minutes.pop(0)
         body = section.children[2:]  # after the title and "*Optional:*"
         if not body:
             continue
-        show, hide = labels(
-            app, "optional", minutes=max(1, round(minutes.pop(key)))
-        )
+        show, hide = labels(app, "optional", minutes=max(1, round(reading)))
         folded = fold(kind="going-deeper-fold", show=show, hide=hide)
         for child in body:
             section.remove(child)
