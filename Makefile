@@ -45,6 +45,7 @@ book: install
 # what `edition.py check` lists as untranslated or stale.
 catalogs: install
 	$(BIN)/python book/_ext/edition.py catalogs
+	$(BIN)/python book/_ext/edition.py notebooks
 	$(BIN)/python book/_ext/edition.py check
 
 # Lecture slides (reveal.js, no network needed) into _build/html/slides/, linked from the teacher's guide.
@@ -61,6 +62,7 @@ test: install
 # Re-run notebooks in place from a fresh kernel, saving widget state (how notebooks are committed).
 execute: install
 	$(BIN)/python book/_ext/notebook_runner.py execute $(NB)
+	$(BIN)/python book/_ext/edition.py notebooks
 
 # Run every notebook from a fresh kernel and print the time budget table (not part of make test).
 bench: install

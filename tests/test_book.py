@@ -85,5 +85,9 @@ def test_chinese_pages_link_to_their_english_originals(site):
         chinese = (site / "zh" / f"{page}.html").read_text()
         assert '<html lang="zh-CN"' in chinese or 'lang="zh-CN"' in chinese
         assert f'href="../{up}{page}.html" hreflang="en"' in chinese
+        heading = re.search(r"<h1>([^<]*)", chinese).group(1)
+        assert re.search("[\u4e00-\u9fff]", heading), (
+            f"{page}: its title is not translated: {heading!r}"
+        )
         english = (site / f"{page}.html").read_text()
         assert f'href="{up}zh/{page}.html" hreflang="zh-CN"' in english

@@ -65,6 +65,19 @@ def test_no_stale_translation():
     )
 
 
+def test_chinese_notebooks_are_current():
+    """notebooks/zh/ holds exactly the Chinese notebooks that the English
+    notebooks and the catalogs make (`python book/_ext/edition.py
+    notebooks`): one per fully translated chapter."""
+    import edition
+
+    changed = edition.notebooks(write=False)
+    assert not changed, (
+        "regenerate the Chinese notebooks with `python book/_ext/edition.py "
+        f"notebooks`: {[path.name for path in changed]}"
+    )
+
+
 def test_translations_keep_the_markers():
     """A translated "Predict first", "Going deeper", "*Optional" ... keeps
     the fixed Chinese words that the site's folds and the lecture material

@@ -172,15 +172,20 @@ def markup(text):
     return found
 
 
-def stray_stars(text, parser):
-    """Stars left as text after parsing: emphasis that did not render (in
-    Chinese, "**加粗。**后文" needs a space after the closing stars)."""
-    return sum(
-        child.content.count("*")
-        for token in parser.parse(text)
-        for child in token.children or []
-        if child.type == "text"
+def emphasis(text, parser):
+    """(bold spans, stars left as text) once `text` is parsed. A translation
+    renders as many bold spans as its English (italics may become 《》) and
+    leaves no more stars: in Chinese, "**加粗。**后文" needs a space after the
+    closing stars, or the bold does not render or pairs with the wrong
+    stars."""
+    children = [
+        child for token in parser.parse(text) for child in token.children or []
+    ]
+    bold = sum(child.type == "strong_open" for child in children)
+    stars = sum(
+        child.content.count("*") for child in children if child.type == "text"
     )
+    return bold, stars
 
 
 def markup_problems(catalog, parser):
@@ -201,7 +206,14 @@ def markup_problems(catalog, parser):
             problems.append(
                 f"{entry.id[:60]!r}: lost {dict(lost)}, added {added}"
             )
-        if stray_stars(entry.string, parser) > stray_stars(entry.id, parser):
+        if re.match(r"\d+\. ", entry.string):  # "1. Title" parses as a list
+            problems.append(
+                f"{entry.string[:60]!r}: write 'N\\. ': Sphinx drops a title's "
+                "translation that parses as a numbered list"
+            )
+        bold, stars = emphasis(entry.string, parser)
+        english_bold, english_stars = emphasis(entry.id, parser)
+        if bold != english_bold or stars > english_stars:
             problems.append(f"{entry.string[:60]!r}: emphasis does not render")
     return problems
 
@@ -359,18 +371,26 @@ def translated_notebook(path, parser):
 
 
 def notebooks(write=True):
-    """The Chinese notebooks, written to notebooks/zh/ (or only compared with
-    what is there): returns the paths that differ."""
+    """The Chinese notebooks of the fully translated chapters, written to
+    notebooks/zh/ (or only compared with what is there); a Chinese notebook
+    whose chapter is not (or no longer) complete is removed. Returns the
+    paths that differ."""
     parser = markdown_parser()
     changed = []
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        target = ZH_NOTEBOOKS / path.name
+        if not complete(f"notebooks/{path.stem}"):
+            if target.exists():
+                changed.append(target)
+                if write:
+                    target.unlink()
+            continue
         text = (
             json.dumps(
                 translated_notebook(path, parser), indent=1, ensure_ascii=False
             )
             + "\n"
         )
-        target = ZH_NOTEBOOKS / path.name
         if not target.exists() or target.read_text() != text:
             changed.append(target)
             if write:
