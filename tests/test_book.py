@@ -85,6 +85,11 @@ def test_chinese_pages_link_to_their_english_originals(site):
         chinese = (site / "zh" / f"{page}.html").read_text()
         assert '<html lang="zh-CN"' in chinese or 'lang="zh-CN"' in chinese
         assert f'href="../{up}{page}.html" hreflang="en"' in chinese
+        if page.startswith("notebooks/"):
+            chinese_notebook = ROOT / "notebooks" / "zh" / f"{page[10:]}.ipynb"
+            assert colab_url(chinese_notebook) in chinese, (
+                f"{page}: its Colab link does not open the Chinese notebook"
+            )
         heading = re.search(r"<h1>([^<]*)", chinese).group(1)
         assert re.search("[\u4e00-\u9fff]", heading), (
             f"{page}: its title is not translated: {heading!r}"

@@ -217,6 +217,44 @@ def use_local_badge(app, doctree):
             image["uri"] = LOCAL_BADGE
 
 
+COLAB_NOTEBOOK = re.compile(r"/blob/[^/]+/notebooks/([^/]+\.ipynb)$")
+
+
+def chinese_notebook_url(app, url):
+    """On the Chinese site, a Colab link to a chapter opens its Chinese
+    notebook (notebooks/zh/, made by edition.py) where there is one."""
+    match = COLAB_NOTEBOOK.search(url)
+    if app.config.language != "zh_CN" or not match:
+        return url
+    if not (Path(app.srcdir) / "notebooks" / "zh" / match[1]).exists():
+        return url
+    return url.replace(f"/notebooks/{match[1]}", f"/notebooks/zh/{match[1]}")
+
+
+def link_chinese_notebooks(app, doctree):
+    """The page's own Colab badge."""
+    for reference in doctree.findall(nodes.reference):
+        if "refuri" in reference:
+            reference["refuri"] = chinese_notebook_url(app, reference["refuri"])
+
+
+def link_chinese_launch_button(app, pagename, templatename, context, doctree):
+    """The theme's Colab launch button in the page header."""
+
+    def relink(item):
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key == "url" and isinstance(value, str):
+                    item[key] = chinese_notebook_url(app, value)
+                else:
+                    relink(value)
+        elif isinstance(item, list):
+            for value in item:
+                relink(value)
+
+    relink(context.get("header_buttons", []))
+
+
 FIGURE_TITLE = re.compile(r"""(?:suptitle\(|title=)\s*f?(["'])(.+?)\1""")
 
 
@@ -894,6 +932,9 @@ def setup(app):
         "doctree-read", use_local_badge, priority=100
     )  # before Sphinx collects images
     app.connect("doctree-read", describe_figures)
+    app.connect("doctree-read", link_chinese_notebooks)
+    # after the theme has added its launch buttons (priority 501)
+    app.connect("html-page-context", link_chinese_launch_button, priority=502)
     app.add_node(fold, html=(visit_fold, depart_fold))
     app.connect("doctree-read", mark_going_deeper)
     app.connect("doctree-read", label_folds)
