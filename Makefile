@@ -12,6 +12,7 @@ REQ_HASH := $(shell sha256sum requirements.txt | cut -c1-16)
 VENV_DIR := $(CACHE_DIR)/venv-$(REQ_HASH)
 BIN := .venv/bin
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+ZH_NOTEBOOKS := $(sort $(wildcard notebooks/zh/*.ipynb))
 NB ?= $(NOTEBOOKS)
 PYTEST_WORKERS ?= 2
 
@@ -39,6 +40,7 @@ book: install
 	$(BIN)/jupyter-book build . --config _config.zh.yml --path-output _build/zh -W -n --keep-going
 	rm -rf _build/html/zh && cp -r _build/zh/_build/html _build/html/zh
 	$(BIN)/python book/_ext/notebook_runner.py slides $(NOTEBOOKS)
+	$(BIN)/python book/_ext/notebook_runner.py slides --out _build/html/zh/slides $(ZH_NOTEBOOKS)
 	@echo "Open file://$(CURDIR)/_build/html/index.html (Chinese edition: _build/html/zh/)"
 
 # After changing English prose: update the translation catalogs (book/locales/), then translate
@@ -48,13 +50,16 @@ catalogs: install
 	$(BIN)/python book/_ext/edition.py notebooks
 	$(BIN)/python book/_ext/edition.py check
 
-# Lecture slides (reveal.js, no network needed) into _build/html/slides/, linked from the teacher's guide.
+# Lecture slides (reveal.js, no network needed) into _build/html/slides/ (Chinese: _build/html/zh/slides/),
+# linked from the teacher's guide.
 slides: install
 	$(BIN)/python book/_ext/notebook_runner.py slides $(NOTEBOOKS)
+	$(BIN)/python book/_ext/notebook_runner.py slides --out _build/html/zh/slides $(ZH_NOTEBOOKS)
 
-# Handouts for students: solutions removed, outputs cleared, in _build/student/.
+# Handouts for students: solutions removed, outputs cleared, in _build/student/ (Chinese: _build/student/zh/).
 student: install
 	$(BIN)/python book/_ext/notebook_runner.py student $(NOTEBOOKS)
+	$(BIN)/python book/_ext/notebook_runner.py student --out _build/student/zh $(ZH_NOTEBOOKS)
 
 test: install
 	$(BIN)/python -m pytest tests -n $(PYTEST_WORKERS) --dist loadgroup

@@ -14,6 +14,16 @@ ROOT = Path(__file__).resolve().parent.parent
 # extension
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# the Chinese notebooks (book/_ext/edition.py): English ones, prose translated
+ZH_NOTEBOOKS = sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
+# what a class gets, in either language: slides and handouts
+LECTURE_NOTEBOOKS = NOTEBOOKS + ZH_NOTEBOOKS
+
+
+def lecture_id(path: Path) -> str:
+    return f"zh-{path.stem}" if path.parent.name == "zh" else path.stem
+
+
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 
 

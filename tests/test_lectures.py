@@ -16,7 +16,13 @@ import os
 import re
 
 import pytest
-from conftest import NOTEBOOKS, ROOT
+from conftest import (
+    LECTURE_NOTEBOOKS,
+    NOTEBOOKS,
+    ROOT,
+    ZH_NOTEBOOKS,
+    lecture_id,
+)
 from test_browser import (  # noqa: F401 (browser is a fixture)
     CHROMIUM,
     browser,
@@ -43,16 +49,23 @@ def decks(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("site") / "slides"
     slides([str(path) for path in NOTEBOOKS], out=str(out))
+    if ZH_NOTEBOOKS:
+        slides([str(path) for path in ZH_NOTEBOOKS], out=str(out / "zh"))
     yield from serve(out)
+
+
+def deck_path(notebook):
+    zh = "zh/" if notebook.parent.name == "zh" else ""
+    return f"{zh}{notebook.stem}.slides.html"
 
 
 @needs_chromium
 @pytest.mark.xdist_group("slides")
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+@pytest.mark.parametrize("notebook", LECTURE_NOTEBOOKS, ids=lecture_id)
 def test_every_slide_fits_the_screen(browser, decks, notebook):  # noqa: F811
     page, seen = open_page(
         browser,
-        f"{decks}/{notebook.stem}.slides.html",
+        f"{decks}/{deck_path(notebook)}",
         viewport={"width": WIDTH, "height": HEIGHT},
     )
     page.wait_for_function(
@@ -72,7 +85,7 @@ def test_every_slide_fits_the_screen(browser, decks, notebook):  # noqa: F811
         "measureDeck", [PROSE_PX, OUTPUT_PX, WIDTH, HEIGHT]
     )
     if os.environ.get("SLIDE_SCREENSHOTS"):
-        shots = SHOTS / notebook.stem
+        shots = SHOTS / lecture_id(notebook)
         shots.mkdir(parents=True, exist_ok=True)
         for index, slide in enumerate(
             page.evaluate("Reveal.getSlides().map(s => Reveal.getIndices(s))")
@@ -90,13 +103,13 @@ def test_every_slide_fits_the_screen(browser, decks, notebook):  # noqa: F811
 
 @needs_chromium
 @pytest.mark.xdist_group("slides")
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+@pytest.mark.parametrize("notebook", LECTURE_NOTEBOOKS, ids=lecture_id)
 def test_try_it_answers_on_its_slide(browser, decks, notebook):  # noqa: F811
     """On the slides too, each Try-it control shows the stored frame of the
     setting it is moved to (the keys move the slider, not the deck)."""
     page, seen = open_page(
         browser,
-        f"{decks}/{notebook.stem}.slides.html",
+        f"{decks}/{deck_path(notebook)}",
         viewport={"width": WIDTH, "height": HEIGHT},
     )
     page.wait_for_function("window.Reveal && Reveal.isReady()")
@@ -115,13 +128,14 @@ def test_try_it_answers_on_its_slide(browser, decks, notebook):  # noqa: F811
     assert not wrong and not problems, (wrong[:6], problems)
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+@pytest.mark.parametrize("notebook", LECTURE_NOTEBOOKS, ids=lecture_id)
 def test_handout_leaves_the_thinking_to_the_student(notebook):
     import nbformat
-    from lecture_material import ANSWER_REMOVED, handout, prediction_count
+    from lecture_material import handout, prediction_count, words
 
     original = nbformat.read(notebook, as_version=4)
     predictions = prediction_count(original)
+    answer_removed = words(original)["answer removed"]
     copy = handout(nbformat.read(notebook, as_version=4))
     prose = "\n".join(
         cell.source for cell in copy.cells if cell.cell_type == "markdown"
@@ -130,7 +144,7 @@ def test_handout_leaves_the_thinking_to_the_student(notebook):
     assert not re.search(r"\{(term|cite)(:\w+)?\}`", prose), (
         "a role would show raw in Jupyter"
     )
-    assert prose.count(ANSWER_REMOVED) == predictions, (
+    assert prose.count(answer_removed) == predictions, (
         "each prediction's answer is removed once"
     )
     assert not any(cell.outputs for cell in code), (
@@ -220,7 +234,7 @@ def core_sections_with_code(nb):
     return found
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+@pytest.mark.parametrize("notebook", LECTURE_NOTEBOOKS, ids=lecture_id)
 def test_slides_show_the_code_being_taught(notebook):
     import nbformat
     from lecture_material import deck

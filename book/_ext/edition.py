@@ -356,6 +356,7 @@ def translate_markdown(markdown, table, parser):
 
 def translated_notebook(path, parser):
     zh = json.loads(path.read_text())
+    zh["metadata"]["language"] = LANGUAGE  # what the slides and handouts say
     table = translations(f"notebooks/{path.stem}")
     for cell in zh["cells"]:
         if cell["cell_type"] != "markdown":

@@ -30,9 +30,11 @@ Jupyter and Colab show as it is meant.
 import functools
 import math
 import re
+import unicodedata
 from pathlib import Path
 
 import nbformat
+from edition import LANGUAGE, MARKERS
 
 ROOT = Path(__file__).resolve().parents[2]
 SLIDE_CODE_LINES, SLIDE_CODE_COLUMNS = 16, 80
@@ -47,12 +49,51 @@ CODE_LINE_PX, OUTPUT_LINE_PX = 30, 30
 
 PREDICTION = "**Predict first:**"
 SHORT_ANSWER = "**The short answer.**"
+# the markers in either edition (a Chinese notebook carries their translation)
+PREDICTIONS = (PREDICTION, MARKERS[PREDICTION])
+SHORT_ANSWERS = (SHORT_ANSWER, MARKERS[SHORT_ANSWER])
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WRITEFILE_NOTICE = re.compile(r"(Writing|Appending to|Overwriting) \S+\n?")
 ANSWER_REMOVED = (
     "*The answer to this prediction is discussed in class; it is in the book's "
     "chapter too.*"
 )
+# What the slides and handouts say in their own words, by the language of the
+# notebook (metadata "language", set by edition.py on a Chinese notebook).
+WORDS = {
+    "en": {
+        "answer removed": ANSWER_REMOVED,
+        "solution": "# Your solution here\n",
+        "cut": "… (the rest is in the notebook)",
+        "lecture": "Lecture {number}",
+    },
+    LANGUAGE: {
+        "answer removed": "*这个预测的答案在课堂上讨论；书中本章也有。*",
+        "solution": "# 在这里写出你的解答\n",
+        "cut": "……（其余见笔记本）",
+        "lecture": "第 {number} 讲",
+    },
+}
+REFERENCES = ("References", "参考文献")  # a section with no slide
+EXERCISE = ("**Exercise", "**练习")
+MISTAKES = ("mistake", "错误")  # in the title of the common-mistakes section
+
+
+def words(nb):
+    return WORDS[nb.metadata.get("language", "en")]
+
+
+def predictions_in(text):
+    """How many "Predict first" prompts `text` asks, in either language."""
+    return sum(text.count(marker) for marker in PREDICTIONS)
+
+
+def width(text):
+    """Columns `text` takes: a Chinese character is as wide as two Latin
+    ones."""
+    return len(text) + sum(
+        unicodedata.east_asian_width(char) in "WF" for char in text
+    )
 
 
 @functools.cache
@@ -147,8 +188,8 @@ def fits_slide_as_list(block):
     items = list_items(block)
     return (
         len(items) <= MAX_SLIDE_BULLETS
-        and len(block) <= MAX_LIST_CHARS
-        and all(len(item) <= MAX_BULLET_CHARS for item in items)
+        and width(block) <= MAX_LIST_CHARS
+        and all(width(item) <= MAX_BULLET_CHARS for item in items)
     )
 
 
@@ -159,7 +200,7 @@ def item_groups(items, most=4):
     for item in items:
         group = groups[-1]
         if group and (
-            len(group) == most or len("".join(group) + item) > MAX_LIST_CHARS
+            len(group) == most or width("".join(group) + item) > MAX_LIST_CHARS
         ):
             groups.append([])
         groups[-1].append(item)
@@ -184,7 +225,8 @@ def bold_lead(block):
 class Deck:
     """The cells of a reveal.js deck, built slide by slide."""
 
-    def __init__(self):
+    def __init__(self, words=WORDS["en"]):
+        self.words = words
         self.cells = []
         self.section = ""
         self.top_section = ""  # the level-2 section the slides belong to
@@ -225,10 +267,10 @@ class Deck:
                 if block.startswith("## "):
                     self.top_section = self.section
                 if (
-                    self.section != "References"
+                    self.section not in REFERENCES
                 ):  # the book lists them; a slide would be a wall
                     self.slide("## " + self.section, "slide")
-            elif block.startswith((PREDICTION, SHORT_ANSWER)):
+            elif block.startswith(PREDICTIONS + SHORT_ANSWERS):
                 flush_bullets()
                 self.slide(f"### {self.section}\n\n{block}")
             elif block.startswith("|"):
@@ -239,10 +281,12 @@ class Deck:
                 flush_bullets()  # lines of the script a result came from
                 for part in listing_parts(block.split("\n")[1:-1]):
                     self.result(part, [])
-            elif block.startswith("**Exercise"):
+            elif block.startswith(EXERCISE):
                 flush_bullets()
                 self.slide(block)
-            elif "mistake" in self.section.lower() and bold_lead(block):
+            elif any(
+                word in self.section.lower() for word in MISTAKES
+            ) and bold_lead(block):
                 pending_bullets.append(bold_lead(block))
                 if len(pending_bullets) == MAX_SLIDE_BULLETS:
                     flush_bullets()
@@ -278,7 +322,7 @@ class Deck:
         outputs = [
             shown
             for output in merged_streams(cell.outputs)
-            if (shown := slide_output(output))
+            if (shown := slide_output(output, self.words["cut"]))
         ]
         lines = cell.source.strip().split("\n")
         only_imports = all(
@@ -382,7 +426,7 @@ def merged_streams(outputs):
     return merged
 
 
-def slide_output(output):
+def slide_output(output, cut=WORDS["en"]["cut"]):
     """The output as a slide shows it: figures and text, long text cut; widgets
     and stderr dropped."""
     data = output.get("data", {})
@@ -396,7 +440,7 @@ def slide_output(output):
         for line in text.split("\n"):
             used += wrapped_lines(line)
             if used > OUTPUT_LINES:
-                kept.append("… (the rest is in the notebook)")
+                kept.append(cut)
                 break
             kept.append(line)
         return nbformat.v4.new_output(
@@ -417,7 +461,7 @@ def deck(nb):
     """A notebook whose cells, with their slideshow metadata, are the slides of
     chapter `nb`: the lectures' core and what follows it; the sections marked
     "Going deeper" stay in the book."""
-    slides = Deck()
+    slides = Deck(words(nb))
     deeper_level, title, lecture = None, "", 1
     sections_started = False  # the setup cells before section N.1 stay out
     for cell in nb.cells:
@@ -439,7 +483,8 @@ def deck(nb):
                     deeper_level = level
                 if index == 0 and NEW_LECTURE in cell.metadata.get("tags", []):
                     lecture += 1
-                    slides.slide(f"# {title}\n\nLecture {lecture}", "slide")
+                    number = words(nb)["lecture"].format(number=lecture)
+                    slides.slide(f"# {title}\n\n{number}", "slide")
             if deeper_level is not None:
                 continue
             if piece.cell_type == "markdown":
@@ -452,35 +497,38 @@ def deck(nb):
 def prediction_count(nb):
     """How many "Predict first" prompts the prose of notebook `nb` asks."""
     return sum(
-        cell.source.count(PREDICTION)
+        predictions_in(cell.source)
         for cell in nb.cells
         if cell.cell_type == "markdown"
     )
 
 
-def without_answer(markdown):
+def without_answer(markdown, removed=ANSWER_REMOVED):
     """The cell after a prediction's experiment, up to the next heading or
     prediction, removed."""
     kept = blocks(markdown)
-    while kept and not kept[0].startswith(("#", PREDICTION)):
+    while kept and not kept[0].startswith(("#", *PREDICTIONS)):
         kept.pop(0)
-    return "\n\n".join([ANSWER_REMOVED, *kept])
+    return "\n\n".join([removed, *kept])
 
 
 def handout(nb):
     """The student copy of chapter `nb` (see the module docstring)."""
     cells, answer_pending, after_prediction_cell = [], False, False
+    said = words(nb)
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
         if cell.cell_type == "markdown":
             cell.source = plain_roles(cell.source)
             if after_prediction_cell:
-                cell.source = without_answer(cell.source)
+                cell.source = without_answer(
+                    cell.source, said["answer removed"]
+                )
                 after_prediction_cell = False
-            answer_pending = PREDICTION in cell.source
+            answer_pending = predictions_in(cell.source) > 0
         elif cell.cell_type == "code":
             if "solution" in tags:
-                cell = nbformat.v4.new_code_cell("# Your solution here\n")
+                cell = nbformat.v4.new_code_cell(said["solution"])
             cell.outputs, cell.execution_count = [], None
             after_prediction_cell = after_prediction_cell or answer_pending
             answer_pending = False
@@ -496,8 +544,8 @@ def handout(nb):
 WORDS_PER_MINUTE, CODE_LINES_PER_MINUTE = 150, 20
 PREDICTION_MINUTES, FIGURE_MINUTES = 2, 1
 CORE_MINUTES = 40  # a 45-minute lecture with room to spare
-DEEPER = "Going deeper"
-CORE_ENDS = "Try it"  # sections from here on are lab and homework
+DEEPER = ("Going deeper", MARKERS["Going deeper"])
+CORE_ENDS = ("Try it", MARKERS["Try it"])  # from here on: lab and homework
 NEW_LECTURE = "new-lecture"  # tag of the heading cell that starts lecture 2
 HIDDEN = {"hide-input", "remove-input", "remove-cell", "hide-cell"}
 
@@ -535,7 +583,7 @@ def section_title(text):
 def cell_minutes(cell):
     if cell.cell_type == "markdown":
         words = len(re.sub(r"[`*#$\\{}]", " ", cell.source).split())
-        predictions = cell.source.count(PREDICTION)
+        predictions = predictions_in(cell.source)
         return words / WORDS_PER_MINUTE + predictions * PREDICTION_MINUTES
     if cell.cell_type != "code":
         return 0

@@ -9,7 +9,7 @@ and benchmarked.
     python book/_ext/notebook_runner.py gpu-check notebooks/*.ipynb
     # handouts without solutions
     python book/_ext/notebook_runner.py student notebooks/*.ipynb
-    # reveal.js slides, no CDN
+    # reveal.js slides, no CDN (the Chinese ones: --out _build/html/zh/slides)
     python book/_ext/notebook_runner.py slides notebooks/*.ipynb
     # copy the reference cells of shared_cells/ into every notebook using one
     python book/_ext/notebook_runner.py shared notebooks/*.ipynb
@@ -271,9 +271,12 @@ def slides(paths, out="_build/html/slides"):
     # bridge to MathJax 3 as on the website
     shutil.copy(template / "mathjax2-queue.js", Path(out) / "vendor")
     for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        exporter.language_code = nb.metadata.get("language", "en").replace(
+            "_", "-"
+        )
         html, _ = exporter.from_notebook_node(
-            deck(nbformat.read(path, as_version=4)),
-            resources={"metadata": {"name": Path(path).stem}},
+            deck(nb), resources={"metadata": {"name": Path(path).stem}}
         )
         (Path(out) / f"{Path(path).stem}.slides.html").write_text(html)
     print(f"slides for {len(paths)} notebooks in {out}/")
@@ -328,6 +331,9 @@ def main():
         ],
     )
     parser.add_argument("notebooks", nargs="+")
+    parser.add_argument(
+        "--out", help="folder of the slides or handouts (default: see above)"
+    )
     args = parser.parse_args()
     if args.command == "execute":
         execute(args.notebooks)
@@ -339,6 +345,8 @@ def main():
         "slides": slides,
         "shared": share,
     }
+    if args.out and args.command in ("student", "slides"):
+        return commands[args.command](args.notebooks, out=args.out)
     return commands[args.command](args.notebooks)
 
 
