@@ -4,7 +4,7 @@ notebooks stored."""
 import re
 
 import pytest
-from conftest import ROOT, colab_url, toc_entries
+from conftest import ROOT, chinese_entries, colab_url, toc_entries
 
 # One worker builds the site once for all these tests.
 pytestmark = pytest.mark.xdist_group("book")
@@ -53,7 +53,12 @@ PAGE_BUDGET = 1.5e6  # bytes: a chapter page, its figures and its frames
 
 
 @pytest.mark.parametrize(
-    "entry", [e for e in toc_entries() if e.startswith("notebooks/")]
+    "entry",
+    [
+        entry
+        for entry in toc_entries() + chinese_entries()
+        if entry.startswith(("notebooks/", "zh/notebooks/"))
+    ],
 )
 def test_chapter_page_stays_light(site, entry):
     """The page itself, with the figures it shows and every Try-it frame
