@@ -513,22 +513,30 @@ def throttled_visit(browser, url):
 def test_text_paints_first_on_a_slow_link(browser, server, entry):
     """On a 10 Mbit/s link with 40 ms of latency the text paints within 1.5 s,
     after at most 1 MB; a chapter's whole first visit is at most 3 MB, a page
-    without a Try it at most 1.5 MB (uncompressed). The better of two
-    visits counts: a busy machine can delay one paint."""
+    without a Try it at most 1.5 MB (uncompressed). A page that misses gets
+    a second visit, and the better of the two counts: a busy machine can
+    delay one paint."""
     url = f"{server}/{entry}.html"
-    visits = [throttled_visit(browser, url) for _ in range(2)]
-    paint = min(v[0] for v in visits)
-    before = min(v[1] for v in visits)
-    total = min(v[2] for v in visits)
     chapter = entry.removeprefix("zh/").startswith("notebooks/")
     budget = CHAPTER_BYTES if chapter else PAGE_BYTES
-    problems = []
-    if paint > FIRST_PAINT_S:
-        problems.append(f"first paint after {paint:.2f} s")
-    if before > BEFORE_PAINT_BYTES:
-        problems.append(f"{before / 1e6:.2f} MB before the first paint")
-    if total > budget:
-        problems.append(
-            f"{total / 1e6:.2f} MB in all (budget {budget / 1e6} MB)"
-        )
+
+    def problems_of(visits):
+        paint = min(v[0] for v in visits)
+        before = min(v[1] for v in visits)
+        total = min(v[2] for v in visits)
+        problems = []
+        if paint > FIRST_PAINT_S:
+            problems.append(f"first paint after {paint:.2f} s")
+        if before > BEFORE_PAINT_BYTES:
+            problems.append(f"{before / 1e6:.2f} MB before the first paint")
+        if total > budget:
+            problems.append(
+                f"{total / 1e6:.2f} MB in all (budget {budget / 1e6} MB)"
+            )
+        return problems
+
+    visits = [throttled_visit(browser, url)]
+    if problems_of(visits):
+        visits.append(throttled_visit(browser, url))
+    problems = problems_of(visits)
     assert not problems, "\n".join(problems)
