@@ -91,7 +91,8 @@ def test_chinese_pages_link_to_their_english_originals(site):
         assert '<html lang="zh-CN"' in chinese or 'lang="zh-CN"' in chinese
         assert f'href="../{up}{page}.html" hreflang="en"' in chinese
         if page.startswith("notebooks/"):
-            chinese_notebook = ROOT / "notebooks" / "zh" / f"{page[10:]}.ipynb"
+            name = page.removeprefix("notebooks/")
+            chinese_notebook = ROOT / "notebooks" / "zh" / f"{name}.ipynb"
             assert colab_url(chinese_notebook) in chinese, (
                 f"{page}: its Colab link does not open the Chinese notebook"
             )

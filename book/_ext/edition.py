@@ -196,10 +196,11 @@ def markup_problems(catalog, parser):
     for entry in catalog:
         if not (entry.id and entry.string) or entry.fuzzy:
             continue
-        lost = markup(entry.id) - markup(entry.string)
+        english, translation = markup(entry.id), markup(entry.string)
+        lost = english - translation
         added = {
             key: count
-            for key, count in (markup(entry.string) - markup(entry.id)).items()
+            for key, count in (translation - english).items()
             if not key.startswith("`")
         }
         if lost or added:

@@ -483,7 +483,7 @@ def deck(nb):
                     deeper_level = level
                 if index == 0 and NEW_LECTURE in cell.metadata.get("tags", []):
                     lecture += 1
-                    number = words(nb)["lecture"].format(number=lecture)
+                    number = slides.words["lecture"].format(number=lecture)
                     slides.slide(f"# {title}\n\n{number}", "slide")
             if deeper_level is not None:
                 continue

@@ -360,23 +360,18 @@ def mark_going_deeper(app, doctree):
     sets the optional material apart; on a notebook's page, the body of each
     outermost one (after its "*Optional:*" paragraph) folds away, titled with
     its reading time."""
-    from edition import MARKERS
+    import nbformat
+    from lecture_material import DEEPER, deeper_minutes, section_title
 
-    deeper = re.compile(
-        r"[\d.]*\s*(Going deeper|" + re.escape(MARKERS["Going deeper"]) + ")"
-    )
     path = str(app.env.doc2path(app.env.docname))
     minutes = []  # of the outermost optional sections, in page order
     if path.endswith(".ipynb"):
-        import nbformat
-        from lecture_material import deeper_minutes
-
         minutes = list(
             deeper_minutes(nbformat.read(path, as_version=4)).values()
         )
     for section in list(doctree.findall(nodes.section)):
         title = section.next_node(nodes.title)
-        if not (title and deeper.match(title.astext())):
+        if not (title and section_title(title.astext()).startswith(DEEPER)):
             continue
         nested, parent = False, section.parent
         while parent is not None and not nested:
